@@ -1,0 +1,43 @@
+# LexSpec: `make run` starts the app on the embedded model server; `make test` runs the checks.
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test install install-dev lint browser test-vllm bench docs-images clean
+
+run: install
+	$(BIN)/lexspec run
+
+test: install-dev browser
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+install: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml scripts/install.sh
+	scripts/install.sh
+	touch $@
+
+install-dev: $(VENV)/.installed-dev
+$(VENV)/.installed-dev: pyproject.toml scripts/install.sh
+	scripts/install.sh dev
+	touch $(VENV)/.installed $@
+
+# Debian's chromium for the real-browser tests (Playwright is pointed at it; no browser download).
+browser:
+	@scripts/ensure-chromium.sh
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# Opt-in: the app's client, monitor and bench against a real vLLM (CPU build) server.
+test-vllm: install-dev
+	scripts/test-vllm.sh
+
+bench: install-dev
+	$(BIN)/python bench/speculative.py
+	$(BIN)/python bench/validation.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

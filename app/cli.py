@@ -1,0 +1,44 @@
+"""`lexspec ...` command line. Each subcommand lives in app/commands/<area>.py and
+exposes register(subparsers); heavy imports happen inside the handlers."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMAND_MODULES = (
+    "app.commands.run",
+    "app.commands.serve",
+    "app.commands.draft",
+    "app.commands.check",
+    "app.commands.export",
+    "app.commands.accounts",
+    "app.commands.ops",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lexspec", description="LexSpec legal drafting studio")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # a command area not built yet
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

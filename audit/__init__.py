@@ -1,0 +1,1 @@
+"""Record-keeping: audit log, users, blind review studies. Never imports streamlit."""
