@@ -20,7 +20,9 @@ class EndpointConfig(BaseModel):
     base_url: str
     model: str | None = None  # None: the first model the server lists
     api_key: str = "not-needed"
-    label: str = ""  # human description of its speculative set-up, e.g. "vLLM + Qwen3-0.6B draft, K=5"
+    label: str = (
+        ""  # human description of its speculative set-up, e.g. "vLLM + Qwen3-0.6B draft, K=5"
+    )
 
 
 def default_model_path() -> Path:
@@ -70,7 +72,9 @@ class Settings(BaseSettings):
     lang: Literal["zh", "en"] = "zh"
     prompts_dir: Path = REPO_ROOT / "prompts"
     templates_dir: Path = REPO_ROOT / "templates"
-    statutes_file: Path | None = None  # a firm's own statute catalogue, merged over the built-in one
+    statutes_file: Path | None = (
+        None  # a firm's own statute catalogue, merged over the built-in one
+    )
 
     @property
     def resolved_database_url(self) -> str:

@@ -43,7 +43,9 @@ class Citation:
     article: int | None = None
     paragraph: int | None = None
     item: int | None = None
-    status: str = "ok"  # ok | unknown_statute | name_variant | article_out_of_range | repealed | unverified
+    status: str = (
+        "ok"  # ok | unknown_statute | name_variant | article_out_of_range | repealed | unverified
+    )
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -28,13 +28,25 @@ def embedded_server(
 ) -> Iterator[str]:
     """Yield the /v1 base URL of a freshly started embedded server; stop it afterwards."""
     port = free_port()
-    log = (REPO / ".data" / f"server-{port}.log")
+    log = REPO / ".data" / f"server-{port}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--speculative", speculative, *extra_args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--speculative",
+        speculative,
+        *extra_args,
+    ]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(
+            cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120

@@ -1,0 +1,140 @@
+"""`lexspec run`: start the embedded model server and the Streamlit app together.
+
+Prints both URLs; Ctrl-C stops both cleanly. Used by `make run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from app.config import REPO_ROOT, Settings, get_settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="start the embedded model server and the app")
+    p.add_argument("--app-port", type=int, default=None, help="Streamlit port (default 8501)")
+    p.add_argument("--server-port", type=int, default=None, help="model server port (default 8001)")
+    p.add_argument(
+        "--no-server",
+        action="store_true",
+        help="do not start the embedded server; use LEXSPEC_LLM_BASE_URL as it is",
+    )
+    p.set_defaults(func=_run)
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex((host, port)) != 0
+
+
+def _pick_port(host: str, port: int) -> int:
+    for candidate in range(port, port + 50):
+        if _port_free(host, candidate):
+            return candidate
+    raise SystemExit(f"no free port from {port} to {port + 49} on {host}")
+
+
+def _prepare_database(settings: Settings) -> None:
+    """Apply migrations and create the first admin, printing its one-time password once."""
+    try:
+        from app.database import session_scope
+        from audit.users import ensure_first_admin
+    except ImportError:  # the audit layer is optional while it is being built
+        return
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    with session_scope() as session:
+        password = ensure_first_admin(session=session)
+    if password:
+        print("\n  First run: created user 'admin' / 首次运行，已创建管理员 admin")
+        print(f"  One-time password / 一次性密码: {password}")
+        print("  (shown once; you will be asked to change it at first sign-in)\n")
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    print("  loading the model ", end="", flush=True)
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"\nthe model server exited with status {proc.returncode}")
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                print(" ready")
+                return
+        except httpx.HTTPError:
+            pass
+        print(".", end="", flush=True)
+        time.sleep(0.5)
+    raise SystemExit(f"\nthe model server did not become healthy within {timeout_s:.0f}s")
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    env = dict(os.environ)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        if not args.no_server:
+            host = settings.server_host
+            port = _pick_port(host, args.server_port or settings.server_port)
+            base = f"http://{host}:{port}"
+            print(f"==> starting the embedded model server ({settings.speculative} speculation)")
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "app.cli", "serve", "--host", host, "--port", str(port)],
+                    cwd=REPO_ROOT,
+                )
+            )
+            _wait_healthy(base, procs[0])
+            env["LEXSPEC_LLM_BASE_URL"] = f"{base}/v1"
+        _prepare_database(settings)
+        app_port = _pick_port("127.0.0.1", args.app_port or settings.app_port)
+        print("==> starting the app")
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "streamlit",
+                    "run",
+                    str(Path("app") / "main.py"),
+                    "--server.port",
+                    str(app_port),
+                    "--server.headless",
+                    "true",
+                    "--browser.gatherUsageStats",
+                    "false",
+                ],
+                cwd=REPO_ROOT,
+                env=env,
+            )
+        )
+        print(f"\n  LexSpec app:        http://localhost:{app_port}")
+        print(f"  Model server (API): {env.get('LEXSPEC_LLM_BASE_URL', settings.llm_base_url)}")
+        print("  Press Ctrl-C to stop both.\n")
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+        return 1  # one of them exited on its own
+    except KeyboardInterrupt:
+        print("\n==> stopping")
+        return 0
+    finally:
+        _stop(procs)

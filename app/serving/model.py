@@ -1,0 +1,149 @@
+"""A GGUF model with one sequence in its KV cache, decoded through llama.cpp's batch API.
+
+The high-level `Llama` object loads the model and gives us the tokenizer and the chat
+template; decoding goes through `llama_decode` with a `llama_batch` so that one pass can
+verify several drafted tokens, and rejected KV entries are dropped with `llama_memory_seq_rm`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+import numpy as np
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+
+class ModelError(RuntimeError):
+    """The model could not be loaded or decoded (bad path, context overflow, ...)."""
+
+
+class Model:
+    """One loaded GGUF model; `cached` mirrors the tokens whose KV entries are in sequence 0."""
+
+    def __init__(self, path: Path, *, n_ctx: int, n_threads: int, n_batch: int = 512) -> None:
+        if not Path(path).is_file():
+            raise ModelError(f"模型文件不存在 / model file not found: {path}")
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                n_batch=n_batch,
+                n_ubatch=n_batch,
+                logits_all=False,
+                verbose=False,
+            )
+        self.path = Path(path)
+        self.n_ctx = self.llama.n_ctx()
+        self.n_batch = n_batch
+        self.n_vocab = self.llama.n_vocab()
+        self._ctx = self.llama._ctx.ctx
+        self._vocab = self.llama._model.vocab
+        self._mem = llama_cpp.llama_get_memory(self._ctx)
+        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self.cached: list[int] = []
+        self.pieces = [self._piece(t) for t in range(self.n_vocab)]
+        self.eog = frozenset(t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t))
+        self._formatter = self._make_formatter()
+
+    def close(self) -> None:
+        llama_cpp.llama_batch_free(self._batch)
+        self.llama.close()
+
+    # --- tokenizer and chat template -------------------------------------------------
+    def _piece(self, token: int) -> bytes:
+        buf = ctypes.create_string_buffer(64)
+        n = llama_cpp.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
+        return buf.raw[: max(n, 0)]
+
+    def _make_formatter(self) -> Jinja2ChatFormatter | None:
+        template = self.llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        eos, bos = self.llama.token_eos(), self.llama.token_bos()
+        model = self.llama._model
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=model.token_get_text(eos) if eos != -1 else "",
+            bos_token=model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+
+    def tokenize(self, text: str, *, special: bool = False, add_bos: bool = False) -> list[int]:
+        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
+
+    def chat_tokens(self, messages: list[dict[str, Any]]) -> list[int]:
+        """The prompt tokens for a chat, formatted with the model's own (GGUF) chat template."""
+        if self._formatter is None:
+            text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
+            return self.tokenize(text, add_bos=True)
+        result = self._formatter(messages=messages)  # type: ignore[arg-type]
+        return self.tokenize(result.prompt, special=True, add_bos=not result.added_special)
+
+    # --- KV cache and decoding --------------------------------------------------------
+    def truncate(self, n: int) -> None:
+        """Drop KV entries at positions >= n (rejected drafts, a changed prompt suffix)."""
+        if n < len(self.cached):
+            if not llama_cpp.llama_memory_seq_rm(self._mem, 0, n, -1):
+                llama_cpp.llama_memory_clear(self._mem, True)
+                n = 0
+            del self.cached[n:]
+
+    def reuse_prefix(self, tokens: Sequence[int]) -> int:
+        """Keep the cached KV for the longest shared prefix (leaving >= 1 token to decode)."""
+        limit = min(len(self.cached), len(tokens) - 1)
+        n = 0
+        cached = self.cached
+        while n < limit and cached[n] == tokens[n]:
+            n += 1
+        self.truncate(n)
+        return n
+
+    def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
+        """Append `tokens` to the sequence; return logits rows for its last `n_logits` tokens.
+
+        The returned array is a view into llama.cpp's buffer: valid until the next decode.
+        """
+        if len(self.cached) + len(tokens) > self.n_ctx:
+            raise ModelError(
+                f"上下文已满 / context full: {len(self.cached) + len(tokens)} > {self.n_ctx}"
+            )
+        start = 0
+        while start < len(tokens):
+            chunk = tokens[start : start + self.n_batch]
+            last_chunk = start + len(chunk) == len(tokens)
+            want = min(n_logits, len(chunk)) if last_chunk else 0
+            self._decode_chunk(chunk, want)
+            start += len(chunk)
+        if n_logits == 0:
+            return np.empty((0, self.n_vocab), dtype=np.float32)
+        ptr = llama_cpp.llama_get_logits(self._ctx)
+        return np.ctypeslib.as_array(ptr, shape=(min(n_logits, len(chunk)), self.n_vocab))
+
+    def _decode_chunk(self, chunk: Sequence[int], n_logits: int) -> None:
+        batch = self._batch
+        pos0 = len(self.cached)
+        n = len(chunk)
+        first_logit = n - n_logits
+        for i, tok in enumerate(chunk):
+            batch.token[i] = tok
+            batch.pos[i] = pos0 + i
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = 0
+            batch.logits[i] = i >= first_logit
+        batch.n_tokens = n
+        rc = llama_cpp.llama_decode(self._ctx, batch)
+        if rc != 0:
+            self.truncate(pos0)
+            raise ModelError(f"llama_decode failed ({rc})")
+        self.cached.extend(chunk)
+
+    def kv_usage(self) -> float:
+        return len(self.cached) / self.n_ctx
