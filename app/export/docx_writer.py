@@ -1,0 +1,188 @@
+"""Turn a draft into a styled DOCX built on templates/reference.docx."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+
+from docx import Document
+from docx.document import Document as DocxDocument
+from docx.text.paragraph import Paragraph
+
+from app.domain import Finding
+from app.export import labels
+from app.export.appendix import add_appendix, style_header_row
+from app.export.cleaning import xml_safe
+from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
+from app.export.page_furniture import write_header_footer
+from app.export.structure import Block, BlockKind, Span, parse_draft
+
+REFERENCE_NAME = "reference.docx"
+STYLE_FOR: dict[BlockKind, str] = {
+    "title": "Title",
+    "heading1": "Heading 1",
+    "heading2": "Heading 2",
+    "heading3": "Heading 3",
+    "body": "Normal",
+    "item": "List Item",
+    "item2": "List Item 2",
+    "quote": "Quote",
+    "table": "Table Grid",
+}
+
+
+class ExportError(Exception):
+    """The export cannot run (e.g. the reference document is missing); bilingual message."""
+
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.message_zh = message_zh
+        self.message_en = message_en
+
+
+@dataclass(frozen=True)
+class ExportMeta:
+    """Who and what the document is for; stored in the header and the core properties."""
+
+    title: str
+    matter_ref: str = ""
+    client: str = ""
+    author: str = ""
+    created: dt.datetime | None = None  # None: now; a naive datetime is local time
+    generation_id: str | int | None = None  # the audit-log id of the generation
+    template_hash: str = ""  # sha256 of the prompt template that produced the draft
+
+
+def default_reference() -> Path:
+    from app.config import get_settings
+
+    return get_settings().templates_dir / REFERENCE_NAME
+
+
+def _open_reference(path: Path) -> DocxDocument:
+    if not path.is_file():
+        raise ExportError(
+            f"找不到参考文档 {path.name}；请运行 python templates/build_reference.py",
+            f"Reference document {path.name} not found; run python templates/build_reference.py",
+        )
+    doc = Document(str(path))
+    body = doc.element.body
+    for child in list(body):
+        if not child.tag.endswith("}sectPr"):
+            body.remove(child)
+    return doc
+
+
+def _write_spans(
+    paragraph: Paragraph,
+    spans: Sequence[Span],
+    cuts: Sequence[int],
+    placed: list[PlacedRun],
+    *,
+    bold: bool = False,
+) -> None:
+    """Write spans as runs, split wherever a finding starts or ends."""
+    for span in spans:
+        bounds = [0, *split_indices(span.offsets, cuts), len(span.text)]
+        for lo, hi in pairwise(bounds):
+            run = paragraph.add_run(span.text[lo:hi])
+            if span.bold or bold:
+                run.bold = True
+            placed.append(PlacedRun(run, span.offsets[lo], span.offsets[hi - 1]))
+
+
+def _write_table(
+    doc: DocxDocument, block: Block, cuts: Sequence[int], placed: list[PlacedRun]
+) -> None:
+    """A markdown table as a bordered Word table (header row bold, shaded, repeated)."""
+    columns = max(len(row) for row in block.rows)
+    table = doc.add_table(rows=len(block.rows), cols=columns)
+    table.style = STYLE_FOR["table"]
+    for r, row in enumerate(block.rows):
+        for c in range(columns):
+            paragraph = table.cell(r, c).paragraphs[0]
+            paragraph.style = "Table Text"
+            if c < len(row):
+                _write_spans(paragraph, row[c], cuts, placed, bold=block.header and r == 0)
+    if block.header:
+        style_header_row(table)
+
+
+def _write_body(
+    doc: DocxDocument, blocks: Sequence[Block], title: str, findings: Sequence[Finding]
+) -> list[PlacedRun]:
+    if title and not (blocks and blocks[0].kind == "title"):
+        doc.add_paragraph(xml_safe(title), style=STYLE_FOR["title"])
+    cuts = cut_points(findings)
+    placed: list[PlacedRun] = []
+    for block in blocks:
+        if block.kind == "table":
+            _write_table(doc, block, cuts, placed)
+        else:
+            paragraph = doc.add_paragraph(style=STYLE_FOR[block.kind])
+            _write_spans(paragraph, block.spans, cuts, placed)
+    return placed
+
+
+def _core_properties(doc: DocxDocument, meta: ExportMeta, title: str, reference_sha: str) -> None:
+    """Title/author/created, plus provenance: generation id and template hash.
+
+    identifier = generation id; keywords = "lexspec generation:<id> template:<hash>";
+    comments repeat both with the reference document's sha256.
+    """
+    created = (meta.created or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).replace(tzinfo=None)
+    author = xml_safe(meta.author) or labels.DEFAULT_AUTHOR
+    gen = "" if meta.generation_id is None else str(meta.generation_id)
+    props = doc.core_properties
+    props.title = xml_safe(title)
+    props.subject = xml_safe(" ".join(p for p in (meta.matter_ref, meta.client) if p))
+    props.author = props.last_modified_by = author
+    props.created = props.modified = created
+    props.revision = 1
+    props.category = labels.CORE_CATEGORY
+    props.content_status = labels.CORE_STATUS
+    props.language = "zh-CN"
+    props.identifier = xml_safe(gen)
+    props.keywords = xml_safe(
+        f"lexspec generation:{gen or '-'} template:{meta.template_hash or '-'}"
+    )
+    props.comments = xml_safe(
+        f"generation_id={gen}; template_hash={meta.template_hash}; reference_sha256={reference_sha}"
+    )
+
+
+def draft_to_docx(
+    text: str,
+    *,
+    meta: ExportMeta,
+    findings: Sequence[Finding] = (),
+    comments: bool = True,
+    appendix: bool = True,
+    reference: Path | None = None,
+) -> bytes:
+    """The draft as DOCX bytes: styled blocks, header/footer, optional comments and appendix.
+
+    `findings` carry offsets into `text`; with `comments` each becomes a Word comment on
+    exactly its span, with `appendix` they are also listed in a table on a final page.
+    """
+    path = reference or default_reference()
+    doc = _open_reference(path)
+    findings = tuple(findings)
+    blocks = parse_draft(text)
+    placed = _write_body(doc, blocks, meta.title, findings if comments else ())
+    write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
+    if comments:
+        add_comments(doc, findings, placed)
+    if appendix:
+        add_appendix(doc, text, findings)
+    own_title = blocks[0].text if blocks and blocks[0].kind == "title" else ""
+    reference_sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    _core_properties(doc, meta, meta.title or own_title, reference_sha)
+    buffer = io.BytesIO()
+    doc.save(buffer)
+    return buffer.getvalue()

@@ -1,0 +1,37 @@
+"""Every piece of text the DOCX export writes itself (Chinese first, then English)."""
+
+from __future__ import annotations
+
+DRAFT_MARK = "草稿 / DRAFT — 仅供审阅"
+MATTER = "案号 / Matter"
+CLIENT = "客户 / Client"
+# footer: 第 {PAGE} 页，共 {NUMPAGES} 页 / Page {PAGE} of {NUMPAGES}
+FOOTER_PARTS = ("第 ", "PAGE", " 页，共 ", "NUMPAGES", " 页　Page ", "PAGE", " of ", "NUMPAGES")
+
+COMMENT_AUTHOR = "LexSpec 校验 / Check"
+COMMENT_INITIALS = "LS"
+SUGGESTION = "建议 / Suggestion："
+SEVERITY = {
+    "error": "错误 / Error",
+    "warning": "警告 / Warning",
+    "info": "提示 / Info",
+}
+
+APPENDIX_TITLE = "附录　校验结果 / Appendix: Validation Findings"
+APPENDIX_INTRO = (
+    "下表列出导出时的自动校验结果（编号与引用检查），供审阅参考，不构成法律意见。"
+    "The table lists the automatic checks run at export (numbering and citations); "
+    "it is a review aid, not legal advice."
+)
+APPENDIX_HEADERS = (
+    "严重程度\nSeverity",
+    "代码\nCode",
+    "位置 / 原文\nLocation / Excerpt",
+    "说明\nMessage",
+    "建议\nSuggestion",
+)
+LOCATION = "第 {line} 行 第 {column} 字 / line {line}, col {column}"
+
+CORE_CATEGORY = "法律文书草稿 / Legal draft"
+CORE_STATUS = "草稿 / Draft"
+DEFAULT_AUTHOR = "LexSpec"

@@ -1,0 +1,20 @@
+"""Numbering and statute-citation checks over draft text (pure functions), with the catalogue."""
+
+from app.validation.catalogue import (
+    Catalogue,
+    CatalogueError,
+    Statute,
+    default_catalogue,
+    load_catalogue,
+)
+from app.validation.checker import check, line_col
+
+__all__ = [
+    "Catalogue",
+    "CatalogueError",
+    "Statute",
+    "check",
+    "default_catalogue",
+    "line_col",
+    "load_catalogue",
+]

@@ -1,0 +1,256 @@
+"""Statute citations: find 《title》第X条第Y款第Z项 (and 本法/该法, defined short names), resolve
+them against the catalogue, and report unknown titles, near-misses, repealed laws and articles
+out of range. References to anything else (合同第五条, 附件一第二条) are not citations."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from app.domain import Citation, Finding
+from app.validation.catalogue import Catalogue, Statute, looks_like_statute
+from app.validation.messages import finding
+from app.validation.numerals import int_to_chinese, parse_number
+
+NUM = r"[0-9０-９零〇一二两三四五六七八九十百千]{1,8}"
+TITLE = re.compile(r"《(?P<name>[^《》\n]{1,80})》")
+INNER_TITLE = re.compile(r"〈(?P<inner>[^〈〉]{1,60})〉")
+ANAPHOR = re.compile(
+    r"(?:本法|该法|该办法|该条例|该规定|前述(?:法律|法规|规定|办法|条例)?)(?=[ \t\u3000]?第)"
+)
+DEFINITION = re.compile(
+    r"(?:以下简称|以下称|下称)\s*(?:为)?\s*[《\"“「『](?P<alias>[^《》\"“”「」『』\n]{1,20})"
+    r"[》\"”」』]\s*[）)]?"
+)
+UNIT = re.compile(rf"第(?:(?P<n>{NUM})|[（(](?P<pn>{NUM})[）)])(?P<kind>[条款项])")
+CONNECTOR = re.compile(r"[ \t\u3000]*(?:以及|或者|、|和|及|或|与|至|到|—|－|～|~)[ \t\u3000]*")
+GAP = re.compile(r"[ \t\u3000]?")  # 《个人信息保护法》 第三条; never across a line break
+
+
+@dataclass
+class Ref:
+    """One article reference inside a chain (第三十八条第一款第二项)."""
+
+    start: int
+    end: int
+    article: int
+    paragraph: int | None = None
+    item: int | None = None
+    article_span: tuple[int, int] | None = None  # set when this ref names the article itself
+
+
+@dataclass
+class Mention:
+    """A statute named at [start, end): its resolution and any finding on the title itself."""
+
+    start: int
+    end: int
+    statute: Statute | None
+    status: str
+    findings: list[Finding] = field(default_factory=list)
+    back: bool = False  # 本法 / 该法 / a defined short name: problems were reported at the title
+
+
+def parse_chain(text: str, pos: int) -> tuple[list[Ref], int]:
+    """Article references starting at pos (after an optional space): lists, ranges, 款 and 项."""
+    refs: list[Ref] = []
+    cursor = GAP.match(text, pos).end()  # type: ignore[union-attr]
+    joined = False  # the previous unit was followed by a connector
+    while (unit := UNIT.match(text, cursor)) is not None:
+        value = parse_number(unit["n"] or unit["pn"])
+        if value is None:
+            break
+        kind, last = unit["kind"], (refs[-1] if refs else None)
+        if kind == "条":
+            refs.append(Ref(unit.start(), unit.end(), value, article_span=unit.span()))
+        elif last is None:
+            break  # 第二款 with no article before it: not a statute reference
+        elif kind == "款" and (joined or last.paragraph is not None or last.item is not None):
+            refs.append(Ref(unit.start(), unit.end(), last.article, value))
+        elif kind == "款":
+            last.paragraph, last.end = value, unit.end()
+        elif joined or last.item is not None:
+            refs.append(Ref(unit.start(), unit.end(), last.article, last.paragraph, value))
+        else:
+            last.item, last.end = value, unit.end()
+        cursor = unit.end()
+        connector = CONNECTOR.match(text, cursor)
+        joined = bool(connector and UNIT.match(text, connector.end()))
+        if joined and connector:
+            cursor = connector.end()
+        elif not UNIT.match(text, cursor):
+            break  # neither 第一款 nested nor 、第五条 listed next
+    return refs, (refs[-1].end if refs else pos)
+
+
+def _resolve_title(name: str, start: int, end: int, catalogue: Catalogue) -> Mention | None:
+    """Resolve a 《title》 against the catalogue; None when the title is not a statute at all."""
+    statute = catalogue.resolve(name)
+    if statute is not None:
+        return Mention(start, end, statute, "ok")
+    if not looks_like_statute(name) or _amends_catalogued(name, catalogue):
+        return None
+    variant, nearest = catalogue.near(name)
+    if variant is not None:
+        hit = finding(
+            "citation.name_variant",
+            start,
+            end,
+            f"《{variant.name}》",
+            name=name,
+            canonical=variant.name,
+        )
+        return Mention(start, end, variant, "name_variant", [hit])
+    suggestion = "、".join(f"《{n}》" for n in nearest)
+    hit = finding("citation.unknown_statute", start, end, suggestion, name=name)
+    return Mention(start, end, None, "unknown_statute", [hit])
+
+
+def _amends_catalogued(name: str, catalogue: Catalogue) -> bool:
+    """《关于修改〈中华人民共和国网络安全法〉的决定》: an amending act of a catalogued statute."""
+    inner = INNER_TITLE.search(name)
+    return inner is not None and catalogue.resolve(inner["inner"]) is not None
+
+
+def _repealed_finding(mention: Mention) -> Finding:
+    statute = mention.statute
+    assert statute is not None and statute.repealed is not None
+    successor = statute.successor or "?"
+    return finding(
+        "citation.repealed",
+        mention.start,
+        mention.end,
+        f"《{successor}》",
+        statute=statute.name,
+        repealed=statute.repealed.isoformat(),
+        successor=successor,
+    )
+
+
+def _cite(text: str, mention: Mention, refs: list[Ref]) -> tuple[list[Citation], list[Finding]]:
+    """Citations for one mention and its article chain, with range / repeal findings."""
+    statute, findings = mention.statute, list(mention.findings)
+    repealed = statute is not None and statute.repealed is not None
+    if repealed and mention.status == "ok" and not mention.back:
+        findings.append(_repealed_finding(mention))
+    base = "repealed" if repealed and mention.status == "ok" else mention.status
+    name = statute.name if statute else None
+    if not refs:
+        return [
+            Citation(
+                mention.start, mention.end, text[mention.start : mention.end], name, status=base
+            )
+        ], findings
+    citations = []
+    for index, ref in enumerate(refs):
+        start = mention.start if index == 0 else ref.start
+        status = base
+        if base == "ok" and statute is not None and ref.article_span is not None:
+            status, hit = _article_status(statute, ref)
+            if hit:
+                findings.append(hit)
+        elif base == "ok" and statute is not None and statute.articles is None:
+            status = "unverified"
+        citations.append(
+            Citation(
+                start,
+                ref.end,
+                text[start : ref.end],
+                name,
+                ref.article,
+                ref.paragraph,
+                ref.item,
+                status,
+            )
+        )
+    return citations, findings
+
+
+def _article_status(statute: Statute, ref: Ref) -> tuple[str, Finding | None]:
+    if statute.articles is None:
+        return "unverified", None
+    if 1 <= ref.article <= statute.articles:
+        return "ok", None
+    start, end = ref.article_span or (ref.start, ref.end)
+    hit = finding(
+        "citation.article_out_of_range",
+        start,
+        end,
+        f"第一条至第{int_to_chinese(statute.articles)}条",
+        statute=statute.name,
+        articles=statute.articles,
+        article=ref.article,
+    )
+    return "article_out_of_range", hit
+
+
+def _events(
+    text: str, definitions: list[re.Match[str]], aliases: set[str]
+) -> list[tuple[int, int, re.Match[str]]]:
+    """Every title, anaphor, definition and bare short-name use, in text order."""
+    events = [(m.start(), 0, m) for m in definitions]
+    for priority, pattern in ((1, TITLE), (2, ANAPHOR)):
+        events.extend((m.start(), priority, m) for m in pattern.finditer(text))
+    if aliases:
+        names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+        bare = re.compile(rf"(?P<bare>{names})(?=[ \t\u3000]?第)")
+        events.extend((m.start(), 3, m) for m in bare.finditer(text))
+    return sorted(events, key=lambda e: (e[0], e[1]))
+
+
+def parse_citations(text: str, catalogue: Catalogue) -> tuple[list[Citation], list[Finding]]:
+    """All statute citations in text and the findings on them (pure; partial text is fine)."""
+    # a short name defined in quotes (以下简称“办法”) may later be used without 《》
+    definitions = list(DEFINITION.finditer(text))
+    defined = {m["alias"] for m in definitions if len(m["alias"]) >= 2 and "《" not in m[0]}
+    local: dict[str, Mention | None] = {}  # short names defined in the text (以下简称《办法》)
+    last: Mention | None = None  # the statute 本法/该法/前述 point at
+    title: Mention | None = None  # the latest 《title》, None if it was not a statute
+    citations: list[Citation] = []
+    findings: list[Finding] = []
+    consumed = 0
+    for start, _, match in _events(text, definitions, defined):
+        if start < consumed:
+            continue
+        end = consumed = match.end()
+        if match.re is DEFINITION:
+            local[match["alias"]] = title  # the short name of the title just before it
+            mention = _back(title, end, end)  # 《规定》（以下简称《规定》）第五条
+        else:
+            mention = _mention_for(match, last, local, catalogue)
+            if match.re is TITLE:
+                title = mention
+        if mention is None:
+            continue
+        refs, chain_end = parse_chain(text, end)
+        consumed = max(consumed, chain_end)
+        if match.re is not TITLE and not refs:
+            continue  # 该法 / a short name / a definition with no article: nothing to cite
+        new_cites, new_findings = _cite(text, mention, refs)
+        citations.extend(new_cites)
+        findings.extend(new_findings)
+        if not mention.back:
+            last = mention
+    return citations, findings
+
+
+def _mention_for(
+    match: re.Match[str],
+    last: Mention | None,
+    local: dict[str, Mention | None],
+    catalogue: Catalogue,
+) -> Mention | None:
+    start, end = match.span()
+    if match.re is ANAPHOR:
+        return _back(last, start, end)
+    name = match["name"] if match.re is TITLE else match["bare"]
+    if name in local:
+        return _back(local[name], start, end)
+    if match.re is not TITLE:
+        return None
+    return _resolve_title(name, start, end, catalogue)
+
+
+def _back(target: Mention | None, start: int, end: int) -> Mention | None:
+    """A back-reference to target; its title's problems were already reported once."""
+    return Mention(start, end, target.statute, target.status, back=True) if target else None
