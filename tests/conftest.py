@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.servers import embedded_server
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlalchemy.orm import Session, sessionmaker
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +29,80 @@ def plain_llm_base_url() -> Iterator[str]:
     """A real embedded server without speculation (the plain arm)."""
     with embedded_server("off") as url:
         yield url
+
+
+# --- real databases: a temp SQLite file per test, and PostgreSQL when it answers ---
+
+POSTGRES_DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def postgres_test_url() -> str:
+    """LEXSPEC_TEST_POSTGRES_URL (CI sets it), else the local default."""
+    import os
+
+    return os.environ.get("LEXSPEC_TEST_POSTGRES_URL") or POSTGRES_DEFAULT_URL
+
+
+@functools.cache
+def _postgres_problem(url: str) -> str | None:
+    """None when PostgreSQL at `url` accepts a connection, else why not (checked once)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure means: skip, and say why
+        return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
+    finally:
+        engine.dispose()
+    return None
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database URL of an empty database: a SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'lexspec.db'}"
+        return
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    base = postgres_test_url()
+    problem = _postgres_problem(base)
+    if problem is not None:
+        pytest.skip(
+            f"PostgreSQL not reachable at {base} ({problem}); set LEXSPEC_TEST_POSTGRES_URL"
+        )
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(base)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+@pytest.fixture
+def db_engine(db_url: str) -> Iterator[Engine]:
+    """An engine on `db_url` with the schema created by the Alembic migrations."""
+    from audit.db import make_engine, migrate
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def db_session_factory(db_engine: Engine) -> sessionmaker[Session]:
+    """Sessions on a migrated real database (parametrised: SQLite file, PostgreSQL)."""
+    from audit.db import make_session_factory
+
+    return make_session_factory(db_engine)

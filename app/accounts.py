@@ -1,0 +1,225 @@
+"""Sign-in, role checks and the signed-in user, for pages and commands (no streamlit here).
+
+Role checks live here, not only in the UI: every service that needs a role calls
+`require_role`. An admin may do everything; drafters draft, reviewers review.
+Failed sign-ins are throttled per user name (a few tries, then a short wait).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from app.database import session_scope
+from audit import users
+from audit.domain import ROLES, User
+from audit.users import UserError
+
+SESSION_KEY = "lexspec_user"
+MAX_FAILURES = 5
+FAILURE_WINDOW_S = 300.0
+LOCKOUT_S = 60.0
+
+
+class StateStore(Protocol):
+    """Where a browser session keeps its values (st.session_state, or a dict in tests)."""
+
+    def __contains__(self, key: object, /) -> bool: ...
+    def __getitem__(self, key: str, /) -> Any: ...
+    def __setitem__(self, key: str, value: Any, /) -> None: ...
+    def __delitem__(self, key: str, /) -> None: ...
+
+
+class PermissionDenied(PermissionError):
+    """The user's role does not allow the action; carries a message in both languages."""
+
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.message_zh, self.message_en = message_zh, message_en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.message_en if lang == "en" else self.message_zh
+
+
+class SignInError(Exception):
+    """Sign-in refused (wrong name or password, or too many tries): one message for both."""
+
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.message_zh, self.message_en = message_zh, message_en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.message_en if lang == "en" else self.message_zh
+
+
+class FailureThrottle:
+    """Counts recent failed sign-ins per name; refuses for LOCKOUT_S after MAX_FAILURES."""
+
+    def __init__(
+        self,
+        max_failures: int = MAX_FAILURES,
+        window_s: float = FAILURE_WINDOW_S,
+        lockout_s: float = LOCKOUT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_failures, self.window_s, self.lockout_s = max_failures, window_s, lockout_s
+        self._clock = clock
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def retry_after(self, name: str) -> float:
+        """Seconds until `name` may try again (0 when allowed now)."""
+        with self._lock:
+            now = self._clock()
+            recent = [t for t in self._failures.get(name, []) if now - t < self.window_s]
+            self._failures[name] = recent
+            if len(recent) < self.max_failures:
+                return 0.0
+            return max(0.0, recent[-1] + self.lockout_s - now)
+
+    def failed(self, name: str) -> None:
+        with self._lock:
+            self._failures.setdefault(name, []).append(self._clock())
+
+    def succeeded(self, name: str) -> None:
+        with self._lock:
+            self._failures.pop(name, None)
+
+
+THROTTLE = FailureThrottle()
+
+
+def sign_in(
+    name: str,
+    password: str,
+    *,
+    session: Session | None = None,
+    throttle: FailureThrottle = THROTTLE,
+) -> User:
+    """The user for a correct name and password; raises SignInError otherwise."""
+    key = name.strip().lower()
+    wait = throttle.retry_after(key)
+    if wait > 0:
+        raise SignInError(
+            f"尝试次数过多，请 {wait:.0f} 秒后再试", f"Too many attempts; try again in {wait:.0f} s"
+        )
+    if session is None:
+        with session_scope() as own:
+            user = users.authenticate(name, password, session=own)
+    else:
+        user = users.authenticate(name, password, session=session)
+    if user is None:
+        throttle.failed(key)
+        raise SignInError("用户名或密码不正确", "Wrong user name or password")
+    throttle.succeeded(key)
+    return user
+
+
+def has_role(user: User | None, *roles: str) -> bool:
+    """True when the user holds one of `roles` (admins hold every role)."""
+    unknown = set(roles) - set(ROLES)
+    if unknown:
+        raise ValueError(f"unknown roles {sorted(unknown)}")
+    return user is not None and (user.role == "admin" or user.role in roles)
+
+
+def require_role(user: User | None, *roles: str) -> User:
+    """Return the user when allowed, else raise PermissionDenied (also when nobody signed in)."""
+    if user is None:
+        raise PermissionDenied("请先登录", "Please sign in first")
+    if not has_role(user, *roles):
+        wanted = ", ".join(roles)
+        raise PermissionDenied(
+            f"此操作需要以下角色之一：{wanted}（当前：{user.role}）",
+            f"This needs one of the roles: {wanted} (you are: {user.role})",
+        )
+    return user
+
+
+def can_see_all_history(user: User) -> bool:
+    return user.role == "admin"
+
+
+def change_password(user: User, old_password: str, new_password: str) -> User:
+    """Change the signed-in user's password; raises UserError with a bilingual message."""
+    with session_scope() as session:
+        return users.change_password(user.name, old_password, new_password, session=session)
+
+
+def first_run_admin() -> str | None:
+    """Create the first admin on a fresh database; its one-time password (print it once), or None."""
+    with session_scope() as session:
+        return users.ensure_first_admin(session=session)
+
+
+def add_user(
+    admin: User, name: str, role: str, password: str | None = None
+) -> tuple[User, str | None]:
+    """Admin only: create an account; without a password one is generated, returned once,
+    and must be changed at first sign-in."""
+    require_role(admin, "admin")
+    generated = users.generate_password() if not password else None
+    with session_scope() as session:
+        user = users.create_user(
+            name,
+            role,
+            password or generated or "",
+            session=session,
+            must_change_password=generated is not None,
+            actor=admin.name,
+        )
+    return user, generated
+
+
+def list_users(admin: User) -> list[User]:
+    require_role(admin, "admin")
+    with session_scope() as session:
+        return users.list_users(session=session)
+
+
+def reset_user_password(admin: User, name: str) -> str:
+    """Admin only: a new one-time password for `name` (shown once, must be changed)."""
+    require_role(admin, "admin")
+    with session_scope() as session:
+        return users.reset_password(name, session=session, actor=admin.name)
+
+
+def current_user(state: StateStore) -> User | None:
+    """The signed-in user kept in a page's session state (e.g. st.session_state)."""
+    if SESSION_KEY not in state:
+        return None
+    user = state[SESSION_KEY]
+    return user if isinstance(user, User) else None
+
+
+def remember(state: StateStore, user: User) -> None:
+    state[SESSION_KEY] = user
+
+
+def sign_out(state: StateStore) -> None:
+    if SESSION_KEY in state:
+        del state[SESSION_KEY]
+
+
+__all__ = [
+    "FailureThrottle",
+    "add_user",
+    "first_run_admin",
+    "list_users",
+    "reset_user_password",
+    "PermissionDenied",
+    "SignInError",
+    "UserError",
+    "can_see_all_history",
+    "change_password",
+    "current_user",
+    "has_role",
+    "remember",
+    "require_role",
+    "sign_in",
+    "sign_out",
+]

@@ -1,0 +1,82 @@
+"""History of generations for the signed-in user: list, search, reopen.
+
+Drafters and reviewers see their own generations; admins see everyone's (and may
+filter by user). Reopening someone else's generation raises PermissionDenied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.accounts import PermissionDenied, can_see_all_history, require_role
+from app.database import session_scope
+from audit import store
+from audit.domain import GenerationSummary, StoredGeneration, User
+
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    items: tuple[GenerationSummary, ...]
+    total: int
+    offset: int
+    limit: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.offset + len(self.items) < self.total
+
+
+def _owner_filter(user: User, user_name: str | None) -> str | None:
+    """Whose generations `user` may list: an admin's choice, everyone else's own."""
+    if can_see_all_history(user):
+        return user_name or None
+    return user.name
+
+
+def search(
+    user: User,
+    *,
+    text: str | None = None,
+    doc_type: str | None = None,
+    status: str | None = None,
+    user_name: str | None = None,
+    limit: int = PAGE_SIZE,
+    offset: int = 0,
+    session: Session | None = None,
+) -> HistoryPage:
+    """One page of generations visible to `user`, newest first."""
+    require_role(user, "drafter", "reviewer")
+    filters = {
+        "user_name": _owner_filter(user, user_name),
+        "text": (text or "").strip() or None,
+        "doc_type": doc_type or None,
+        "status": status or None,
+    }
+    if session is None:
+        with session_scope() as own:
+            return _page(own, filters, limit, offset)
+    return _page(session, filters, limit, offset)
+
+
+def _page(session: Session, filters: dict[str, str | None], limit: int, offset: int) -> HistoryPage:
+    items = store.search_generations(session=session, limit=limit, offset=offset, **filters)
+    total = store.count_generations(session=session, **filters)
+    return HistoryPage(tuple(items), total, offset, limit)
+
+
+def reopen(user: User, generation_id: int, *, session: Session | None = None) -> StoredGeneration:
+    """The full logged generation (prompts, fields, output, findings) if `user` may see it."""
+    require_role(user, "drafter", "reviewer")
+    if session is None:
+        with session_scope() as own:
+            return reopen(user, generation_id, session=own)
+    stored = store.get_generation(generation_id, session=session)
+    if stored is None:
+        raise LookupError(f"没有编号为 {generation_id} 的生成记录 / No generation #{generation_id}")
+    if not can_see_all_history(user) and stored.record.user_name != user.name:
+        raise PermissionDenied("只能查看自己的生成记录", "You can only open your own generations")
+    return stored

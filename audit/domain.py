@@ -1,0 +1,123 @@
+"""Frozen dataclasses that go in and out of the audit store (no SQLAlchemy objects leak out)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, NamedTuple
+
+GenerationStatus = Literal["complete", "stopped", "error"]
+Role = Literal["drafter", "reviewer", "admin"]
+ROLES: tuple[str, ...] = ("drafter", "reviewer", "admin")
+STATUSES: tuple[str, ...] = ("complete", "stopped", "error")
+
+
+@dataclass(frozen=True)
+class GenerationRecord:
+    """Everything about one generation that goes into the log. Values must be JSON-able.
+
+    `output_text` is the full text when complete, the partial text when stopped or failed;
+    `findings` are the validation findings as dicts (Finding.to_dict()).
+    """
+
+    user_name: str
+    doc_type: str
+    template_id: str
+    template_version: str
+    template_hash: str
+    field_values: Mapping[str, Any]
+    system_prompt: str
+    user_prompt: str
+    endpoint: str
+    model: str
+    output_text: str
+    status: GenerationStatus
+    error_message: str | None = None
+    speculative: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"label": .., "method": ..}
+    params: Mapping[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, ...
+    ttft_s: float | None = None
+    total_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int = 0
+    tokens_per_s: float | None = None
+    draft_tokens: int | None = None
+    accepted_tokens: int | None = None
+    findings: Sequence[Mapping[str, Any]] = ()
+
+
+@dataclass(frozen=True)
+class LoggedGeneration:
+    """What log_generation returns: where the record landed in the chain."""
+
+    id: int
+    seq: int
+    created_at: datetime
+    row_hash: str
+
+
+@dataclass(frozen=True)
+class StoredGeneration:
+    """A generation read back from the log."""
+
+    id: int
+    seq: int
+    created_at: datetime
+    row_hash: str
+    record: GenerationRecord
+
+
+@dataclass(frozen=True)
+class GenerationSummary:
+    """One line of the history list (no prompts, a short preview of the output)."""
+
+    id: int
+    created_at: datetime
+    user_name: str
+    doc_type: str
+    status: str
+    endpoint: str
+    model: str
+    preview: str
+    completion_tokens: int
+    total_s: float
+    error_count: int
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    id: int
+    seq: int
+    created_at: datetime
+    actor: str
+    kind: str
+    payload: Mapping[str, Any]
+    row_hash: str
+
+
+class ChainFault(NamedTuple):
+    """The first row that fails verification: (table, id, reason)."""
+
+    table: str
+    id: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    ok: bool
+    checked: int
+    first_bad: ChainFault | None = None
+    head_seq: int = 0
+    head_hash: str = ""
+
+
+@dataclass(frozen=True)
+class User:
+    """A user account as the app sees it (never the password hash)."""
+
+    id: int
+    name: str
+    role: str
+    must_change_password: bool
+    created_at: datetime

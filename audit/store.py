@@ -1,0 +1,244 @@
+"""The audit log: append generations and events to the hash chain, read them back, verify.
+
+Functions take the session keyword-only and never commit: the caller's unit of work
+does (app.database.session_scope). Appending locks the chain head until that commit,
+so keep the transaction short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import fields
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Table, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from audit import chain
+from audit.domain import (
+    STATUSES,
+    AuditEvent,
+    ChainReport,
+    GenerationRecord,
+    GenerationSummary,
+    LoggedGeneration,
+    StoredGeneration,
+)
+from audit.models import ChainHead, Event, Generation
+
+CHAINED = (Generation, Event)
+PREVIEW_CHARS = 120
+VERIFY_BATCH = 500
+_FLOATS = ("ttft_s", "total_s", "tokens_per_s")
+_INTS = ("prompt_tokens", "completion_tokens", "draft_tokens", "accepted_tokens")
+_JSON = ("field_values", "speculative", "params", "findings")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _lock_head(session: Session) -> ChainHead:
+    """Take the chain's append lock and return its head row (held until the caller commits)."""
+    if session.get_bind().dialect.name == "sqlite":
+        if not session.in_transaction():
+            session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
+        else:  # already inside a deferred transaction: a write takes the lock now
+            session.execute(update(ChainHead).where(ChainHead.id == 1).values(id=1))
+        head = session.execute(
+            select(ChainHead).where(ChainHead.id == 1).execution_options(populate_existing=True)
+        ).scalar_one()
+    else:
+        head = session.execute(
+            select(ChainHead)
+            .where(ChainHead.id == 1)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).scalar_one()
+    return head
+
+
+def _content(row: Generation | Event) -> dict[str, Any]:
+    return {c.key: getattr(row, c.key) for c in row.__table__.columns if c.key != "row_hash"}
+
+
+def _row_content(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
+    return {c.key: row[c.key] for c in table.columns if c.key != "row_hash"}
+
+
+def _append(row: Generation | Event, *, session: Session) -> None:
+    """Give `row` the next seq, link it to the head and hash it; then move the head."""
+    head = _lock_head(session)
+    row.seq = head.last_seq + 1
+    row.prev_hash = head.last_hash
+    row.created_at = _now()
+    row.row_hash = "pending"  # the hash covers the id, known after the insert
+    session.add(row)
+    session.flush()
+    row.row_hash = chain.row_hash(row.__tablename__, _content(row))
+    head.last_seq, head.last_hash = row.seq, row.row_hash
+    session.flush()
+
+
+def _record_values(record: GenerationRecord) -> dict[str, Any]:
+    """Record fields coerced to what the columns will read back (so the hash survives)."""
+    if record.status not in STATUSES:
+        raise ValueError(f"unknown generation status {record.status!r}")
+    values = {f.name: getattr(record, f.name) for f in fields(record)}
+    for name in (*_JSON, *_FLOATS):
+        if name in _FLOATS and values[name] is not None:
+            values[name] = float(values[name])
+        try:
+            values[name] = chain.normalise(values[name])  # also rejects NaN / infinity
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"GenerationRecord.{name} is not JSON-able: {exc}") from exc
+    for name in _INTS:
+        values[name] = None if values[name] is None else int(values[name])
+    return values
+
+
+def log_generation(record: GenerationRecord, *, session: Session) -> LoggedGeneration:
+    """Append one generation (complete, stopped or failed) to the log."""
+    row = Generation(**_record_values(record))
+    _append(row, session=session)
+    return LoggedGeneration(row.id, row.seq, _aware(row.created_at), row.row_hash)
+
+
+def append_event(*, session: Session, actor: str, kind: str, payload: Mapping[str, Any]) -> int:
+    """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id."""
+    row = Event(actor=actor, kind=kind, payload=chain.normalise(dict(payload)))
+    _append(row, session=session)
+    return row.id
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC)
+
+
+def _to_record(row: Generation) -> GenerationRecord:
+    return GenerationRecord(**{f.name: getattr(row, f.name) for f in fields(GenerationRecord)})
+
+
+def get_generation(generation_id: int, *, session: Session) -> StoredGeneration | None:
+    row = session.get(Generation, generation_id)
+    if row is None:
+        return None
+    return StoredGeneration(row.id, row.seq, _aware(row.created_at), row.row_hash, _to_record(row))
+
+
+def _filters(
+    user_name: str | None, text_query: str | None, doc_type: str | None, status: str | None
+) -> list[ColumnElement[bool]]:
+    clauses: list[ColumnElement[bool]] = []
+    if user_name is not None:
+        clauses.append(Generation.user_name == user_name)
+    if doc_type is not None:
+        clauses.append(Generation.doc_type == doc_type)
+    if status is not None:
+        clauses.append(Generation.status == status)
+    if text_query:
+        needle = text_query.strip()
+        clauses.append(
+            or_(
+                Generation.output_text.icontains(needle, autoescape=True),
+                Generation.user_prompt.icontains(needle, autoescape=True),
+                Generation.template_id.icontains(needle, autoescape=True),
+            )
+        )
+    return clauses
+
+
+def _summary(row: Generation) -> GenerationSummary:
+    findings = row.findings if isinstance(row.findings, list) else []
+    errors = sum(1 for f in findings if isinstance(f, dict) and f.get("severity") == "error")
+    return GenerationSummary(
+        id=row.id,
+        created_at=_aware(row.created_at),
+        user_name=row.user_name,
+        doc_type=row.doc_type,
+        status=row.status,
+        endpoint=row.endpoint,
+        model=row.model,
+        preview=row.output_text[:PREVIEW_CHARS],
+        completion_tokens=row.completion_tokens,
+        total_s=row.total_s,
+        error_count=errors,
+    )
+
+
+def search_generations(
+    *,
+    session: Session,
+    user_name: str | None = None,
+    text: str | None = None,
+    doc_type: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[GenerationSummary]:
+    """Newest first; `text` matches the output, the user prompt or the template id."""
+    query = (
+        select(Generation)
+        .where(*_filters(user_name, text, doc_type, status))
+        .order_by(Generation.seq.desc())
+        .limit(max(0, limit))
+        .offset(max(0, offset))
+    )
+    return [_summary(row) for row in session.scalars(query)]
+
+
+def count_generations(
+    *,
+    session: Session,
+    user_name: str | None = None,
+    text: str | None = None,
+    doc_type: str | None = None,
+    status: str | None = None,
+) -> int:
+    query = select(func.count(Generation.id)).where(*_filters(user_name, text, doc_type, status))
+    return int(session.scalar(query) or 0)
+
+
+def list_events(
+    *, session: Session, kind: str | None = None, limit: int = 100, offset: int = 0
+) -> list[AuditEvent]:
+    """Newest first."""
+    query = select(Event).order_by(Event.seq.desc()).limit(limit).offset(offset)
+    if kind is not None:
+        query = query.where(Event.kind == kind)
+    return [
+        AuditEvent(r.id, r.seq, _aware(r.created_at), r.actor, r.kind, r.payload, r.row_hash)
+        for r in session.scalars(query)
+    ]
+
+
+def _links(session: Session, max_seq: int) -> Iterator[chain.Link]:
+    """Every chained row in seq order, fetched in seq windows so memory stays flat."""
+    low = 0
+    while low < max_seq:
+        high = low + VERIFY_BATCH
+        batch: list[tuple[Table, Any]] = []
+        for model in CHAINED:
+            table = cast(Table, model.__table__)
+            query = select(table).where(table.c.seq > low, table.c.seq <= high)
+            batch.extend((table, row._mapping) for row in session.execute(query))
+        batch.sort(key=lambda item: item[1]["seq"])
+        for table, row in batch:
+            computed = chain.row_hash(table.name, _row_content(table, row))
+            yield chain.Link(
+                table.name, row["id"], row["seq"], row["prev_hash"], row["row_hash"], computed
+            )
+        low = high
+
+
+def verify_chain(*, session: Session) -> ChainReport:
+    """Walk the whole chain; report the first altered, inserted or deleted row by table and id."""
+    query = select(ChainHead.last_seq, ChainHead.last_hash)
+    if session.get_bind().dialect.name != "sqlite":
+        # FOR SHARE: appends wait until the walk ends, so no row lands beyond the head we read
+        # (SQLite: one transaction reads one WAL snapshot already).
+        query = query.with_for_update(read=True)
+    head = session.execute(query).one()
+    max_seq = max([head.last_seq, *(session.scalar(select(func.max(m.seq))) or 0 for m in CHAINED)])
+    return chain.walk(_links(session, max_seq), head_seq=head.last_seq, head_hash=head.last_hash)

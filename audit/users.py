@@ -1,0 +1,224 @@
+"""User accounts: argon2 password hashes, roles, the first-run admin.
+
+Account changes are also appended to the audit chain as events. Authentication
+costs one argon2 verification whether or not the user exists, so response time
+does not reveal which names are registered.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import exc, func, select
+from sqlalchemy.orm import Session
+
+from audit.domain import ROLES, User
+from audit.models import User as UserRow
+from audit.store import append_event
+
+FIRST_ADMIN_NAME = "admin"
+MIN_PASSWORD_LENGTH = 8
+MAX_NAME_LENGTH = 64
+
+
+class UserError(ValueError):
+    """Bad input or a refused account operation, with a message in both languages."""
+
+    def __init__(self, code: str, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.code, self.message_zh, self.message_en = code, message_zh, message_en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.message_en if lang == "en" else self.message_zh
+
+
+class _Hashing:
+    """The password hasher in use and a hash of a random secret made with the same parameters."""
+
+    def __init__(self, hasher: PasswordHasher) -> None:
+        self.hasher = hasher
+        self._dummy: str | None = None
+
+    @property
+    def dummy(self) -> str:
+        if self._dummy is None:
+            self._dummy = self.hasher.hash(secrets.token_hex(16))
+        return self._dummy
+
+
+_hashing = _Hashing(PasswordHasher())  # argon2id, RFC 9106 low-memory profile
+
+
+def use_password_hasher(hasher: PasswordHasher) -> PasswordHasher:
+    """Swap the argon2 parameters (tests use cheap ones); returns the previous hasher."""
+    global _hashing
+    previous, _hashing = _hashing.hasher, _Hashing(hasher)
+    return previous
+
+
+def _hasher() -> PasswordHasher:
+    return _hashing.hasher
+
+
+def _dummy_hash() -> str:
+    return _hashing.dummy
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _domain(row: UserRow) -> User:
+    return User(
+        row.id, row.name, row.role, row.must_change_password, row.created_at.replace(tzinfo=UTC)
+    )
+
+
+def generate_password() -> str:
+    """A random one-time password (16 URL-safe characters)."""
+    return secrets.token_urlsafe(12)
+
+
+def check_name(name: str) -> str:
+    cleaned = name.strip()
+    if not cleaned or len(cleaned) > MAX_NAME_LENGTH or any(c.isspace() for c in cleaned):
+        raise UserError(
+            "bad_name",
+            f"用户名须为 1–{MAX_NAME_LENGTH} 个字符且不含空格",
+            f"A user name must be 1–{MAX_NAME_LENGTH} characters with no spaces",
+        )
+    return cleaned
+
+
+def check_role(role: str) -> str:
+    if role not in ROLES:
+        raise UserError(
+            "bad_role",
+            f"未知角色 {role!r}，可选：{', '.join(ROLES)}",
+            f"Unknown role {role!r}; choose one of: {', '.join(ROLES)}",
+        )
+    return role
+
+
+def check_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise UserError(
+            "weak_password",
+            f"密码至少需要 {MIN_PASSWORD_LENGTH} 个字符",
+            f"A password needs at least {MIN_PASSWORD_LENGTH} characters",
+        )
+    return password
+
+
+def _row(name: str, *, session: Session) -> UserRow | None:
+    return session.scalars(select(UserRow).where(UserRow.name == name)).one_or_none()
+
+
+def create_user(
+    name: str,
+    role: str,
+    password: str,
+    *,
+    session: Session,
+    must_change_password: bool = False,
+    actor: str = "system",
+) -> User:
+    """Create an account; raises UserError for a bad name, role or password, or a taken name."""
+    name, role = check_name(name), check_role(role)
+    check_password(password)
+    taken = UserError("name_taken", f"用户名 {name} 已存在", f"The user name {name} is taken")
+    if _row(name, session=session) is not None:
+        raise taken
+    row = UserRow(
+        name=name,
+        role=role,
+        password_hash=_hasher().hash(password),
+        must_change_password=must_change_password,
+        created_at=_now(),
+    )
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except exc.IntegrityError:
+        raise taken from None
+    append_event(
+        session=session, actor=actor, kind="user.created", payload={"name": name, "role": role}
+    )
+    return _domain(row)
+
+
+def authenticate(name: str, password: str, *, session: Session) -> User | None:
+    """The user when the password matches, else None (same cost for unknown names)."""
+    row = _row(name.strip(), session=session)
+    if row is None:
+        _verify(_dummy_hash(), password)
+        return None
+    if not _verify(row.password_hash, password):
+        return None
+    if _hasher().check_needs_rehash(row.password_hash):
+        row.password_hash = _hasher().hash(password)
+    return _domain(row)
+
+
+def _verify(password_hash: str, password: str) -> bool:
+    try:
+        return _hasher().verify(password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def change_password(name: str, old_password: str, new_password: str, *, session: Session) -> User:
+    """Set a new password after checking the old one; clears must_change_password."""
+    row = _row(name, session=session)
+    if row is None or not _verify(row.password_hash, old_password):
+        raise UserError("bad_credentials", "原密码不正确", "The current password is wrong")
+    check_password(new_password)
+    if new_password == old_password:
+        raise UserError("same_password", "新密码不能与原密码相同", "The new password must differ")
+    row.password_hash = _hasher().hash(new_password)
+    row.must_change_password = False
+    row.password_changed_at = _now()
+    session.flush()
+    append_event(session=session, actor=name, kind="user.password_changed", payload={"name": name})
+    return _domain(row)
+
+
+def reset_password(name: str, *, session: Session, actor: str = "system") -> str:
+    """Give `name` a new one-time password (returned) that must be changed at next sign-in."""
+    row = _row(name, session=session)
+    if row is None:
+        raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
+    password = generate_password()
+    row.password_hash = _hasher().hash(password)
+    row.must_change_password = True
+    row.password_changed_at = _now()
+    session.flush()
+    append_event(session=session, actor=actor, kind="user.password_reset", payload={"name": name})
+    return password
+
+
+def get_user(name: str, *, session: Session) -> User | None:
+    row = _row(name, session=session)
+    return None if row is None else _domain(row)
+
+
+def list_users(*, session: Session) -> list[User]:
+    return [_domain(row) for row in session.scalars(select(UserRow).order_by(UserRow.name))]
+
+
+def ensure_first_admin(*, session: Session) -> str | None:
+    """On first run (no admin yet) create user "admin" with a one-time password that must be
+    changed at first sign-in; return that password, else None (also when the name "admin" is
+    already taken by a non-admin: then add an admin with `lexspec user add NAME --role admin`)."""
+    admins = session.scalar(select(func.count(UserRow.id)).where(UserRow.role == "admin"))
+    if admins or _row(FIRST_ADMIN_NAME, session=session) is not None:
+        return None
+    password = generate_password()
+    try:
+        create_user(FIRST_ADMIN_NAME, "admin", password, session=session, must_change_password=True)
+    except UserError:
+        return None  # another process created it at the same moment
+    return password

@@ -1,0 +1,293 @@
+"""Accounts, roles, sign-in and history visibility on a real database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher, profiles
+from sqlalchemy.orm import Session, sessionmaker
+
+from app import history
+from app.accounts import (
+    FailureThrottle,
+    PermissionDenied,
+    SignInError,
+    current_user,
+    has_role,
+    remember,
+    require_role,
+    sign_in,
+    sign_out,
+)
+from audit import store, users
+from audit.domain import User
+from audit.users import UserError
+from tests.integration.test_audit_store import make_record
+
+pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def cheap_argon2() -> Iterator[None]:
+    """Real argon2id with the cheapest parameters, so the suite stays fast on a small machine."""
+    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
+    yield
+    users.use_password_hasher(previous)
+
+
+def test_create_and_authenticate(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        created = users.create_user("alice", "drafter", "correct horse", session=session)
+    with db_session_factory() as session:
+        ok = users.authenticate("alice", "correct horse", session=session)
+        wrong = users.authenticate("alice", "wrong horse!", session=session)
+        unknown = users.authenticate("mallory", "correct horse", session=session)
+    assert ok == created and ok.role == "drafter" and not ok.must_change_password
+    assert wrong is None and unknown is None
+
+
+def test_password_is_stored_as_argon2_hash(db_session_factory: sessionmaker[Session]) -> None:
+    from audit.models import User as UserRow
+
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+    with db_session_factory() as session:
+        row = session.query(UserRow).one()
+    assert row.password_hash.startswith("$argon2id$") and "correct horse" not in row.password_hash
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_unknown_user_costs_a_hash_verification(db_session_factory: sessionmaker[Session]) -> None:
+    # parameters where hashing (tens of ms) clearly dominates the database lookup
+    users.use_password_hasher(PasswordHasher(time_cost=2, memory_cost=32768, parallelism=1))
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+
+    def fastest(name: str) -> float:
+        times = []
+        for _ in range(3):
+            with db_session_factory() as session:
+                start = time.perf_counter()
+                users.authenticate(name, "not the password", session=session)
+                times.append(time.perf_counter() - start)
+        return min(times)
+
+    known, unknown = fastest("alice"), fastest("nobody")
+    assert unknown > 0.5 * known, (known, unknown)
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "password", "code"),
+    [
+        ("alice", "drafter", "another pass", "name_taken"),
+        ("bob", "boss", "long enough", "bad_role"),
+        ("bob", "drafter", "short", "weak_password"),
+        ("two words", "drafter", "long enough", "bad_name"),
+        ("  ", "drafter", "long enough", "bad_name"),
+    ],
+)
+def test_bad_account_input_is_refused(
+    db_session_factory: sessionmaker[Session], name: str, role: str, password: str, code: str
+) -> None:
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+    with db_session_factory() as session, pytest.raises(UserError) as caught:
+        users.create_user(name, role, password, session=session)
+    assert caught.value.code == code and caught.value.message_zh and caught.value.message_en
+
+
+def test_first_run_admin_is_created_once(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        password = users.ensure_first_admin(session=session)
+    with db_session_factory.begin() as session:
+        again = users.ensure_first_admin(session=session)
+    assert password is not None and again is None
+    with db_session_factory.begin() as session:
+        admin = users.authenticate("admin", password, session=session)
+        assert admin is not None and admin.role == "admin" and admin.must_change_password
+        changed = users.change_password("admin", password, "a new passphrase", session=session)
+    assert not changed.must_change_password
+    with db_session_factory() as session:
+        assert users.authenticate("admin", password, session=session) is None
+        assert users.authenticate("admin", "a new passphrase", session=session) is not None
+        kinds = [e.kind for e in store.list_events(session=session)]
+        assert store.verify_chain(session=session).ok
+    assert kinds == ["user.password_changed", "user.created"]
+
+
+def test_no_first_admin_when_the_name_is_taken(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        users.create_user("admin", "drafter", "correct horse", session=session)
+        assert users.ensure_first_admin(session=session) is None
+        assert [u.role for u in users.list_users(session=session)] == ["drafter"]
+
+
+def test_change_password_needs_the_old_one(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+    with db_session_factory() as session, pytest.raises(UserError) as caught:
+        users.change_password("alice", "wrong horse!", "a new passphrase", session=session)
+    assert caught.value.code == "bad_credentials"
+
+
+def _user(role: str, name: str = "u") -> User:
+    from datetime import UTC, datetime
+
+    return User(1, name, role, False, datetime.now(UTC))
+
+
+@pytest.mark.parametrize(
+    ("role", "needed", "allowed"),
+    [
+        ("drafter", ("drafter",), True),
+        ("drafter", ("admin",), False),
+        ("reviewer", ("drafter",), False),
+        ("reviewer", ("reviewer", "drafter"), True),
+        ("admin", ("reviewer",), True),
+        ("admin", ("admin",), True),
+    ],
+)
+def test_role_checks(role: str, needed: tuple[str, ...], allowed: bool) -> None:
+    user = _user(role)
+    assert has_role(user, *needed) is allowed
+    if allowed:
+        assert require_role(user, *needed) is user
+    else:
+        with pytest.raises(PermissionDenied) as caught:
+            require_role(user, *needed)
+        assert caught.value.message("en").startswith("This needs")
+
+
+def test_nobody_signed_in_is_denied() -> None:
+    with pytest.raises(PermissionDenied):
+        require_role(None, "drafter")
+
+
+def test_sign_in_and_throttle(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+    now = [0.0]
+    throttle = FailureThrottle(max_failures=3, window_s=300, lockout_s=60, clock=lambda: now[0])
+    with db_session_factory() as session:
+        assert sign_in("alice", "correct horse", session=session, throttle=throttle).name == "alice"
+        for _ in range(3):
+            with pytest.raises(SignInError, match="Wrong user name or password"):
+                sign_in("alice", "bad password", session=session, throttle=throttle)
+        with pytest.raises(SignInError, match="Too many attempts"):
+            sign_in("alice", "correct horse", session=session, throttle=throttle)
+        now[0] = 61.0
+        assert sign_in("alice", "correct horse", session=session, throttle=throttle)
+
+
+def test_current_user_helpers_use_the_given_state() -> None:
+    state: dict[str, object] = {}
+    assert current_user(state) is None
+    remember(state, _user("drafter", "alice"))
+    assert (user := current_user(state)) is not None and user.name == "alice"
+    sign_out(state)
+    assert current_user(state) is None
+
+
+def test_history_visibility(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        mine = store.log_generation(make_record(user_name="alice"), session=session).id
+        theirs = store.log_generation(make_record(user_name="bob"), session=session).id
+    alice, admin = _user("drafter", "alice"), _user("admin", "root")
+    with db_session_factory() as session:
+        own = history.search(alice, session=session)
+        sneaky = history.search(alice, user_name="bob", session=session)
+        everyone = history.search(admin, session=session)
+        only_bob = history.search(admin, user_name="bob", session=session)
+        assert history.reopen(alice, mine, session=session).record.user_name == "alice"
+        assert history.reopen(admin, theirs, session=session).record.user_name == "bob"
+        with pytest.raises(PermissionDenied):
+            history.reopen(alice, theirs, session=session)
+        with pytest.raises(LookupError):
+            history.reopen(admin, 999, session=session)
+    assert [g.id for g in own.items] == [mine] == [g.id for g in sneaky.items]
+    assert own.total == 1 and not own.has_more
+    assert [g.id for g in everyone.items] == [theirs, mine]
+    assert [g.id for g in only_bob.items] == [theirs]
+
+
+def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_cli_user_commands(db_url: str, db_session_factory: sessionmaker[Session]) -> None:
+    given = _cli(db_url, "user", "add", "carol", "--role", "reviewer", "--password", "pass word 1")
+    generated = _cli(db_url, "user", "add", "dave", "--role", "drafter")
+    taken = _cli(db_url, "user", "add", "dave", "--role", "drafter", "--password", "whatever12")
+    listing = _cli(db_url, "user", "list")
+    assert given.returncode == 0 and generated.returncode == 0, (given.stderr, generated.stderr)
+    password = generated.stdout.strip().splitlines()[-1].split(": ")[-1]
+    assert taken.returncode == 1 and "dave" in taken.stderr and "Traceback" not in taken.stderr
+    assert "carol" in listing.stdout and "reviewer" in listing.stdout
+    with db_session_factory() as session:
+        carol = users.authenticate("carol", "pass word 1", session=session)
+        dave = users.authenticate("dave", password, session=session)
+    assert carol is not None and carol.role == "reviewer" and not carol.must_change_password
+    assert dave is not None and dave.must_change_password
+
+
+def test_cli_db_upgrade_reports_the_revision(tmp_path: Path) -> None:
+    result = _cli(f"sqlite:///{tmp_path / 'fresh.db'}", "db", "upgrade")
+    assert result.returncode == 0, result.stderr
+    assert "(empty) ->" in result.stdout
+
+
+@pytest.fixture
+def app_database(db_url: str, db_engine: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Point Settings (LEXSPEC_DATABASE_URL) at the test database for the app services."""
+    from app import database
+    from app.config import get_settings
+
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
+    get_settings.cache_clear()
+    database.reset()
+    yield db_url
+    database.reset()
+    get_settings.cache_clear()
+
+
+def test_app_services_on_the_configured_database(app_database: str) -> None:
+    from app import accounts, database
+
+    one_time = accounts.first_run_admin()
+    assert one_time is not None and accounts.first_run_admin() is None
+    admin = accounts.sign_in("admin", one_time)
+    admin = accounts.change_password(admin, one_time, "admin passphrase")
+    drafter, generated = accounts.add_user(admin, "erin", "drafter")
+    assert generated is not None and accounts.sign_in("erin", generated).must_change_password
+    with pytest.raises(PermissionDenied):
+        accounts.add_user(drafter, "frank", "admin", "long enough")
+    assert [u.name for u in accounts.list_users(admin)] == ["admin", "erin"]
+    reset = accounts.reset_user_password(admin, "erin")
+    assert accounts.sign_in("erin", reset).name == "erin"
+
+    with pytest.raises(RuntimeError), database.session_scope() as session:
+        store.log_generation(make_record(user_name="erin"), session=session)
+        raise RuntimeError("rolled back")
+    with database.session_scope() as session:
+        store.log_generation(make_record(user_name="erin"), session=session)
+    page = history.search(drafter)
+    assert page.total == 1 and history.reopen(drafter, page.items[0].id).record.user_name == "erin"
+    with database.session_scope() as session:
+        assert store.verify_chain(session=session).ok
