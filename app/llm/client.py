@@ -1,0 +1,273 @@
+"""Streaming chat client for any OpenAI-compatible endpoint (the embedded server, vLLM, ...).
+
+`ChatStream` turns a stream of chat-completion chunks into text deltas plus per-request stats,
+and never raises: a failure ends the iteration with status "error" and a bilingual message,
+keeping the partial text. The same ChatStream drives the real client and test fakes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+import httpx
+import openai
+
+from app.config import EndpointConfig, Settings
+from app.domain import GenerationParams, GenerationStats
+from app.llm.errors import LLMError, explain, no_model, unknown_endpoint
+
+Status = Literal["running", "complete", "stopped", "error"]
+Messages = Sequence[Mapping[str, str]]
+ChunkSource = Callable[[], Iterable[Any]]  # opens the request, yields ChatCompletionChunk-likes
+
+
+class ChatStream:
+    """One streaming request. Iterate for text deltas; read .text/.status/.stats afterwards."""
+
+    def __init__(
+        self,
+        open_chunks: ChunkSource,
+        *,
+        model: str = "",
+        describe_error: Callable[[BaseException], str] | None = None,
+    ) -> None:
+        self._open = open_chunks
+        self._describe = describe_error or (lambda exc: str(explain(exc, "", 0.0)))
+        self._source: Iterable[Any] | None = None
+        self._cancelled = threading.Event()
+        self._started = False
+        self._parts: list[str] = []
+        self.model = model
+        self.status: Status = "running"
+        self.error: str | None = None
+        self.finish_reason: str | None = None
+        self.stats = GenerationStats()
+        self._t0 = 0.0
+        self._ttft: float | None = None
+        self._chunks_with_text = 0
+        self._usage: tuple[int | None, int | None] = (None, None)
+        self._spec: tuple[int | None, int | None] = (None, None)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+    def cancel(self) -> None:
+        """Stop at the next chunk; closing the response makes the server free the slot."""
+        self._cancelled.set()
+        self._close_source()
+
+    def __iter__(self) -> Generator[str, None, None]:
+        if self._started:
+            return
+        self._started = True
+        self._t0 = time.monotonic()
+        try:
+            yield from self._deltas()
+        except Exception as exc:  # noqa: BLE001 - every failure becomes status "error"
+            self._finish("stopped" if self._cancelled.is_set() else "error", exc)
+        except BaseException:  # KeyboardInterrupt / GeneratorExit: the caller stopped us
+            self._finish("stopped")
+            raise
+        else:
+            self._finish("stopped" if self._cancelled.is_set() else "complete")
+
+    def _deltas(self) -> Iterator[str]:
+        if self._cancelled.is_set():
+            return
+        self._source = self._open()
+        for chunk in self._source:
+            if self._cancelled.is_set():
+                return
+            delta = self._absorb(chunk)
+            if delta:
+                yield delta
+
+    def _absorb(self, chunk: Any) -> str:
+        """Record model, usage, spec_decode and finish_reason; return the chunk's text."""
+        self.model = getattr(chunk, "model", None) or self.model
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            self._usage = (usage.prompt_tokens, usage.completion_tokens)
+        spec = _spec_decode(chunk)
+        if spec is not None:
+            self._spec = spec
+        text = ""
+        for choice in getattr(chunk, "choices", None) or ():
+            content = getattr(choice.delta, "content", None) if choice.delta else None
+            if content:
+                text += content
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+        if text:
+            if self._ttft is None:
+                self._ttft = time.monotonic() - self._t0
+            self._chunks_with_text += 1
+            self._parts.append(text)
+        return text
+
+    def _finish(self, status: Status, exc: BaseException | None = None) -> None:
+        self._close_source()
+        self.status = status
+        if status == "error" and exc is not None:
+            self.error = self._describe(exc)
+        prompt_tokens, completion_tokens = self._usage
+        self.stats = GenerationStats(
+            ttft_s=self._ttft,
+            total_s=time.monotonic() - self._t0,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=(
+                completion_tokens if completion_tokens is not None else self._chunks_with_text
+            ),
+            draft_tokens=self._spec[0],
+            accepted_tokens=self._spec[1],
+        )
+
+    def _close_source(self) -> None:
+        close = getattr(self._source, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):  # a dead connection must not fail the run
+                close()
+
+
+def _spec_decode(chunk: Any) -> tuple[int | None, int | None] | None:
+    """`spec_decode` from the final chunk (top level, or inside usage), if the server sends it."""
+    for holder in (chunk, getattr(chunk, "usage", None)):
+        extra = getattr(holder, "model_extra", None) or {}
+        spec = extra.get("spec_decode") if isinstance(extra, dict) else None
+        if spec is None and isinstance(holder, Mapping):
+            spec = holder.get("spec_decode")
+        if isinstance(spec, Mapping):
+            return _opt_int(spec.get("draft_tokens")), _opt_int(spec.get("accepted_tokens"))
+    return None
+
+
+def _opt_int(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
+class LLMClient(Protocol):
+    """What the app needs from a model server."""
+
+    def stream_chat(self, messages: Messages, params: GenerationParams) -> ChatStream: ...
+
+    def models(self) -> list[str]: ...
+
+    def context_limit(self) -> int | None: ...
+
+    def count_tokens(self, messages: Messages) -> int | None: ...
+
+
+class OpenAIClient:
+    """LLMClient over the `openai` package, for one OpenAI-compatible endpoint."""
+
+    def __init__(
+        self, endpoint: EndpointConfig, *, timeout_s: float = 120.0, connect_timeout_s: float = 5.0
+    ) -> None:
+        self.endpoint = endpoint
+        self.base_url = endpoint.base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self._timeout = openai.Timeout(timeout_s, connect=connect_timeout_s)
+        self._client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=endpoint.api_key or "not-needed",
+            timeout=self._timeout,
+            max_retries=0,
+        )
+        self._model: str | None = endpoint.model
+        self._context: int | None = None
+
+    def _describe(self, exc: BaseException) -> str:
+        return str(explain(exc, self.base_url, self.timeout_s))
+
+    def _list(self) -> list[Any]:
+        try:
+            return list(self._client.models.list().data)
+        except openai.APIError as exc:
+            raise explain(exc, self.base_url, self.timeout_s) from exc
+
+    def models(self) -> list[str]:
+        """Model ids the server lists; raises LLMError (bilingual) when it cannot be reached."""
+        return [m.id for m in self._list()]
+
+    def model(self) -> str:
+        """The configured model, else the first one the server lists."""
+        if self._model is None:
+            ids = self.models()
+            if not ids:
+                raise no_model(self.base_url)
+            self._model = ids[0]
+        return self._model
+
+    def context_limit(self) -> int | None:
+        """max_model_len as /v1/models reports it (vLLM and the embedded server do), or None."""
+        if self._context is None:
+            try:
+                entries = self._list()
+                wanted = self.model()
+            except LLMError:
+                return None
+            for entry in entries:
+                extra = entry.model_extra or {}
+                if entry.id == wanted and isinstance(extra.get("max_model_len"), int):
+                    self._context = int(extra["max_model_len"])
+        return self._context
+
+    def count_tokens(self, messages: Messages) -> int | None:
+        """Prompt tokens via POST /tokenize (vLLM's API, chat template applied), or None."""
+        root = self.base_url.removesuffix("/v1")
+        try:
+            body = {"model": self.model(), "messages": [dict(m) for m in messages]}
+            resp = httpx.post(
+                f"{root}/tokenize",
+                json=body,
+                headers=self._headers(),
+                timeout=self._httpx_timeout(),
+            )
+            resp.raise_for_status()
+            count = resp.json().get("count")
+        except (LLMError, httpx.HTTPError, ValueError):
+            return None
+        return int(count) if isinstance(count, int) else None
+
+    def _headers(self) -> dict[str, str]:
+        key = self.endpoint.api_key
+        return {} if key in ("", "not-needed") else {"Authorization": f"Bearer {key}"}
+
+    def _httpx_timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeout_s, connect=self._timeout.connect)
+
+    def stream_chat(self, messages: Messages, params: GenerationParams) -> ChatStream:
+        """Start a streaming chat completion (opened lazily, on first iteration)."""
+
+        def open_chunks() -> Iterable[Any]:
+            create: Any = self._client.chat.completions.create  # untyped: any server's model id
+            return create(  # type: ignore[no-any-return]
+                model=self.model(),
+                messages=[dict(m) for m in messages],
+                stream=True,
+                stream_options={"include_usage": True},
+                temperature=params.temperature,
+                top_p=params.top_p,
+                max_tokens=params.max_tokens,
+                seed=openai.omit if params.seed is None else params.seed,
+                stop=list(params.stop) if params.stop else openai.omit,
+            )
+
+        return ChatStream(open_chunks, model=self._model or "", describe_error=self._describe)
+
+
+def make_client(name: str, settings: Settings) -> OpenAIClient:
+    """A client for the endpoint called `name` in Settings.all_endpoints(); LLMError if unknown."""
+    endpoints = settings.all_endpoints()
+    if name not in endpoints:
+        raise unknown_endpoint(name, list(endpoints))
+    return OpenAIClient(
+        endpoints[name],
+        timeout_s=settings.request_timeout_s,
+        connect_timeout_s=settings.connect_timeout_s,
+    )

@@ -1,0 +1,145 @@
+"""`lexspec draft` as a user runs it: a real subprocess against the real embedded server."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.servers import REPO, free_port
+
+pytestmark = pytest.mark.integration
+
+CLAUSE = ["--type", "clause-continuation", "--example"]
+
+
+@pytest.fixture(autouse=True)
+def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test's CLI runs write their audit log to a fresh SQLite file."""
+    url = f"sqlite:///{tmp_path / 'audit.db'}"
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
+    return url
+
+
+def lexspec(*args: str, base_url: str | None = None, lang: str = "zh") -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "LEXSPEC_LLM_BASE_URL": base_url or f"http://127.0.0.1:{free_port()}/v1",
+        "LEXSPEC_LANG": lang,
+        "LEXSPEC_ENDPOINTS": "{}",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "draft", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def run(*args: str, base_url: str | None = None, lang: str = "zh") -> tuple[int, str, str]:
+    proc = lexspec(*args, base_url=base_url, lang=lang)
+    out, err = proc.communicate(timeout=180)
+    assert "Traceback" not in err, err
+    return proc.returncode, out, err
+
+
+def stored(url: str, err: str) -> Any:
+    """The audit record whose id the CLI printed on stderr."""
+    from audit.db import make_engine, make_session_factory
+    from audit.store import get_generation
+
+    found = re.search(r"已记入审计日志，编号 (\d+)", err)
+    assert found, err
+    engine = make_engine(url)
+    try:
+        with make_session_factory(engine)() as session:
+            return get_generation(int(found.group(1)), session=session)
+    finally:
+        engine.dispose()
+
+
+def test_streams_a_draft_with_stats_writes_it_and_logs_it(
+    llm_base_url: str, tmp_path: Path, audit_db: str
+) -> None:
+    out_file = tmp_path / "draft.txt"
+    args = ("--max-tokens", "24", "--out", str(out_file), "--user", "王律师")
+    code, out, err = run(*CLAUSE, *args, base_url=llm_base_url)
+    assert code == 0, err
+    assert out.strip()
+    assert out_file.read_text(encoding="utf-8") == out.rstrip("\n")
+    assert "status complete" in err and "TTFT" in err and "tok/s" in err and "draft accepted" in err
+    assert "校验" in err  # findings summary
+    record = stored(audit_db, err).record
+    assert (record.user_name, record.doc_type) == ("王律师", "clause-continuation")
+    assert record.status == "complete" and record.output_text == out.rstrip("\n")
+    assert record.params["max_tokens"] == 24 and record.prompt_tokens
+
+
+def test_ctrl_c_stops_and_keeps_the_partial_text(
+    llm_base_url: str, tmp_path: Path, audit_db: str
+) -> None:
+    out_file = tmp_path / "partial.txt"
+    proc = lexspec(*CLAUSE, "--max-tokens", "400", "--out", str(out_file), base_url=llm_base_url)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.read(8)  # blocks until the draft has started streaming
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    rest, err = proc.stdout.read(), proc.stderr.read()  # through the same buffered readers
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130, err
+    assert "status stopped" in err and "已停止" in err
+    saved = out_file.read_text(encoding="utf-8")
+    assert saved and (first + rest).startswith(saved)
+    assert "400 tokens" not in err
+    record = stored(audit_db, err).record
+    assert record.status == "stopped" and record.output_text == saved
+
+
+def test_too_many_tokens_for_the_context_is_refused_with_the_numbers(llm_base_url: str) -> None:
+    code, out, err = run(*CLAUSE, "--max-tokens", "5000", base_url=llm_base_url, lang="en")
+    assert code == 2 and out == ""
+    assert "5000" in err and "4096" in err and "max_tokens" in err
+
+
+def test_server_down_is_a_clear_message_and_logged_as_an_error(audit_db: str) -> None:
+    code, _, err = run(*CLAUSE, "--max-tokens", "8")
+    assert code == 1
+    assert "无法连接模型服务" in err and "Cannot reach" in err and "status error" in err
+    record = stored(audit_db, err).record
+    assert record.status == "error" and "Cannot reach" in (record.error_message or "")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--type", "nope"], "未知的文书类型"),
+        ([], "--type"),
+        ([*CLAUSE, "--field", "colour=red"], "colour"),
+        ([*CLAUSE, "--field", "novalue"], "名称=值"),
+        ([*CLAUSE, "--field", "party_role=丙方"], "须为以下之一"),
+        (["--type", "clause-continuation"], "为必填项"),
+        ([*CLAUSE, "--endpoint", "vllm"], "vllm"),
+        ([*CLAUSE, "--max-tokens", "0"], "--max-tokens"),
+    ],
+)
+def test_bad_input_gets_a_message_not_a_traceback(args: list[str], needle: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2 and out == ""
+    assert needle in err
+
+
+def test_messages_follow_the_language_setting() -> None:
+    code, _, err = run("--type", "nope", lang="en")
+    assert (
+        code == 2 and "Unknown document type 'nope'" in err and "cross-border-filing-guide" in err
+    )
