@@ -47,15 +47,21 @@ class GenerationOutcome:
     findings: tuple[dict[str, Any], ...] = field(default=())
 
 
-def _load_checker() -> Checker | None:
-    """app.validation.check, or None while the validator is not available."""
+def _load_checker() -> Checker:
+    """app.validation.check against the configured catalogue.
+
+    A broken firm statute file must not interrupt a lawyer's draft: fall back to the
+    built-in catalogue (the settings page and `lexspec check` report the file's error).
+    """
+    from app.validation import CatalogueError, check, default_catalogue, load_catalogue
+
     try:
-        from app.validation import check  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        return None
+        catalogue = default_catalogue()
+    except CatalogueError:
+        catalogue = load_catalogue(None)
 
     def run(text: str, required_sections: Sequence[str]) -> CheckResult:
-        return check(text, required_sections=tuple(required_sections))
+        return check(text, required_sections=tuple(required_sections), catalogue=catalogue)
 
     return run
 

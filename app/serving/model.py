@@ -38,6 +38,7 @@ class Model:
                 n_batch=n_batch,
                 n_ubatch=n_batch,
                 logits_all=False,
+                flash_attn=True,  # batch-invariant attention: verified rows == single-token rows
                 verbose=False,
             )
         self.path = Path(path)
