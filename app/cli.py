@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "app.commands.check",
     "app.commands.export",
     "app.commands.accounts",
+    "app.commands.study",
     "app.commands.ops",
 )
 

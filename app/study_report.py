@@ -1,0 +1,275 @@
+"""The unblinded results of a review study, and their CSV and DOCX exports.
+
+Per arm and dimension: the mean with a t-based 95% CI; per dimension: the
+paired difference (arm 1 minus arm 2 on the same case by the same reviewer)
+with a Wilcoxon signed-rank p; hard errors per arm (total, per draft);
+Krippendorff's alpha (interval) per dimension. "overall" is each verdict's
+mean of the three dimensions, the seed's "average score out of 10".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from audit import review_stats as rs
+from audit.review import scored_drafts
+from audit.review_domain import DIMENSION_LABELS, DIMENSIONS, Study, StudyProgress, Verdict
+
+OVERALL = "overall"
+REPORT_DIMENSIONS = (*DIMENSIONS, OVERALL)
+
+TEXT = {
+    "zh": {
+        OVERALL: "综合（三项均分）",
+        "title": "盲评研究结果",
+        "study": "研究",
+        "doc_type": "文书类型",
+        "arm": "对照组",
+        "endpoint": "端点",
+        "dimension": "维度",
+        "n": "样本数",
+        "mean": "均值",
+        "ci_low": "95% CI 下限",
+        "ci_high": "95% CI 上限",
+        "p": "Wilcoxon p",
+        "diff": "配对差值（{a} − {b}）",
+        "drafts": "评审草稿数",
+        "hard_total": "硬性错误总数",
+        "hard_rate": "每稿硬性错误",
+        "alpha": "Krippendorff α（区间）",
+        "section": "部分",
+        "means": "各组均值",
+        "paired": "配对差值",
+        "hard": "硬性错误",
+        "agreement": "评审一致性",
+        "reviewer": "评审人",
+        "case": "案例",
+        "error": "错误",
+        "comment": "评语",
+        "summary": "{cases} 个案例 · {reviewers} 位评审人 · 已提交 {done}/{total} 份评审意见",
+        "early": "注意：本结果系管理员 {who} 于 {when} 提前揭盲，并非全部评审意见均已提交。",
+        "errors_list": "硬性错误明细",
+        "comments": "评语",
+    },
+    "en": {
+        OVERALL: "Overall (mean of three)",
+        "title": "Blind review results",
+        "study": "Study",
+        "doc_type": "Document type",
+        "arm": "Arm",
+        "endpoint": "Endpoint",
+        "dimension": "Dimension",
+        "n": "n",
+        "mean": "Mean",
+        "ci_low": "95% CI low",
+        "ci_high": "95% CI high",
+        "p": "Wilcoxon p",
+        "diff": "Paired difference ({a} − {b})",
+        "drafts": "Drafts reviewed",
+        "hard_total": "Hard errors (total)",
+        "hard_rate": "Hard errors per draft",
+        "alpha": "Krippendorff's α (interval)",
+        "section": "Section",
+        "means": "Means per arm",
+        "paired": "Paired difference",
+        "hard": "Hard errors",
+        "agreement": "Inter-rater agreement",
+        "reviewer": "Reviewer",
+        "case": "Case",
+        "error": "Error",
+        "comment": "Comment",
+        "summary": "{cases} cases · {reviewers} reviewers · {done}/{total} verdicts in",
+        "early": "Note: an admin ({who}) unblinded these results early on {when}, "
+        "before every verdict was in.",
+        "errors_list": "Hard errors listed",
+        "comments": "Comments",
+    },
+}
+
+
+def text(key: str, lang: str) -> str:
+    table = TEXT["en" if lang == "en" else "zh"]
+    if key in table:
+        return table[key]
+    if key in DIMENSION_LABELS:
+        return DIMENSION_LABELS[key][1 if lang == "en" else 0]
+    return key
+
+
+@dataclass(frozen=True)
+class Remark:
+    """A hard error or a comment, attributed (the report is unblinded)."""
+
+    arm: str
+    reviewer: str
+    case: str
+    text: str
+
+
+@dataclass(frozen=True)
+class StudyReport:
+    study_id: int
+    name: str
+    doc_type: str
+    arms: tuple[str, str]  # labels; paired differences are arms[0] − arms[1]
+    endpoints: tuple[str, str]
+    n_cases: int
+    reviewers: tuple[str, ...]
+    verdicts_in: int
+    verdicts_expected: int
+    unblinded_by: str | None  # set when an admin unblinded early
+    unblinded_at: datetime | None
+    means: dict[str, dict[str, rs.MeanCI]]  # {arm: {dimension: MeanCI}}, the chart's data
+    paired: tuple[rs.PairedDifference, ...]
+    hard_errors: tuple[rs.HardErrorSummary, ...]
+    agreement: dict[str, float | None]
+    drafts: tuple[rs.ScoredDraft, ...]
+    errors_listed: tuple[Remark, ...]
+    comments: tuple[Remark, ...]
+
+
+def _with_overall(d: rs.ScoredDraft) -> rs.ScoredDraft:
+    overall = sum(d.scores[k] for k in DIMENSIONS) / len(DIMENSIONS)
+    return rs.ScoredDraft(d.reviewer, d.case, d.arm, {**d.scores, OVERALL: overall}, d.hard_errors)
+
+
+def build_report(study: Study, progress: StudyProgress, verdicts: Sequence[Verdict]) -> StudyReport:
+    """Compute every number of the results page from the latest verdicts."""
+    drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
+    arms = (study.arms[0].label, study.arms[1].label)
+    labels = {a.id: a.label for a in study.arms}
+    case_no = {c.id: str(c.position + 1) for c in study.cases}
+    errors = [
+        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], e)
+        for v in verdicts
+        for e in v.hard_errors
+    ]
+    comments = [
+        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], v.comment)
+        for v in verdicts
+        if v.comment
+    ]
+    early = study.unblinded_at is not None and not progress.all_verdicts_in
+    return StudyReport(
+        study_id=study.id,
+        name=study.name,
+        doc_type=study.doc_type,
+        arms=arms,
+        endpoints=(study.arms[0].endpoint, study.arms[1].endpoint),
+        n_cases=len(study.cases),
+        reviewers=study.reviewers,
+        verdicts_in=sum(r.done for r in progress.reviewers),
+        verdicts_expected=sum(r.total for r in progress.reviewers),
+        unblinded_by=study.unblinded_by if early else None,
+        unblinded_at=study.unblinded_at if early else None,
+        means=rs.per_arm_means(drafts, arms, REPORT_DIMENSIONS),
+        paired=tuple(rs.paired_differences(drafts, arms, REPORT_DIMENSIONS)),
+        hard_errors=tuple(rs.hard_errors(drafts, arms)),
+        agreement=rs.agreement(drafts, REPORT_DIMENSIONS),
+        drafts=tuple(drafts),
+        errors_listed=tuple(errors),
+        comments=tuple(comments),
+    )
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def summary_rows(report: StudyReport, lang: str = "zh") -> list[list[str]]:
+    """The results as one long table (section, arm, dimension, n, value, CI, p)."""
+    means, paired, hard = text("means", lang), text("paired", lang), text("hard", lang)
+    rows: list[list[str]] = []
+    for arm in report.arms:
+        for dim in REPORT_DIMENSIONS:
+            m = report.means[arm][dim]
+            rows.append([means, arm, text(dim, lang), str(m.n), *_ci(m), ""])
+    diff_label = text("diff", lang).format(a=report.arms[0], b=report.arms[1])
+    for p in report.paired:
+        cells = [paired, diff_label, text(p.dimension, lang), str(p.diff.n), *_ci(p.diff)]
+        rows.append([*cells, _num(p.test.p_value, 4)])
+    for h in report.hard_errors:
+        rows.append(
+            [hard, h.arm, text("hard_total", lang), str(h.drafts), str(h.total), "", "", ""]
+        )
+        rows.append(
+            [hard, h.arm, text("hard_rate", lang), str(h.drafts), _num(h.per_draft), "", "", ""]
+        )
+    n_reviewers = str(len(report.reviewers))
+    for dim, alpha in report.agreement.items():
+        rows.append(
+            [text("agreement", lang), "", text(dim, lang), n_reviewers, _num(alpha), "", "", ""]
+        )
+    return rows
+
+
+def _ci(m: rs.MeanCI) -> list[str]:
+    return [_num(m.mean), _num(m.low), _num(m.high)]
+
+
+def summary_header(lang: str = "zh") -> list[str]:
+    keys = ("section", "arm", "dimension", "n", "mean", "ci_low", "ci_high", "p")
+    return [text(k, lang) for k in keys]
+
+
+def report_csv(report: StudyReport, lang: str = "zh") -> str:
+    """The summary table as CSV (UTF-8 text; write it with a BOM for Excel if needed)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(summary_header(lang))
+    writer.writerows(summary_rows(report, lang))
+    return out.getvalue()
+
+
+def verdicts_csv(report: StudyReport, lang: str = "zh") -> str:
+    """One row per draft verdict (unblinded), for analysis elsewhere."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    keys = ("reviewer", "case", "arm", *DIMENSIONS, OVERALL, "hard_total")
+    writer.writerow([text(k, lang) for k in keys])
+    for d in sorted(report.drafts, key=lambda d: (d.reviewer, int(d.case), d.arm)):
+        scores = [_num(d.scores[k], 2) for k in (*DIMENSIONS, OVERALL)]
+        writer.writerow([d.reviewer, d.case, d.arm, *scores, d.hard_errors])
+    return out.getvalue()
+
+
+def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
+    """A plain DOCX: title, summary, the results table, hard errors and comments listed."""
+    from docx import Document
+
+    doc = Document()
+    doc.add_heading(f"{text('title', lang)}: {report.name}", level=1)
+    doc.add_paragraph(
+        f"{text('doc_type', lang)}: {report.doc_type} · "
+        + " / ".join(f"{a} ({e})" for a, e in zip(report.arms, report.endpoints, strict=True))
+    )
+    doc.add_paragraph(
+        text("summary", lang).format(
+            cases=report.n_cases,
+            reviewers=len(report.reviewers),
+            done=report.verdicts_in,
+            total=report.verdicts_expected,
+        )
+    )
+    if report.unblinded_at is not None:
+        when = report.unblinded_at.strftime("%Y-%m-%d %H:%M UTC")
+        doc.add_paragraph(text("early", lang).format(who=report.unblinded_by, when=when))
+    header, rows = summary_header(lang), summary_rows(report, lang)
+    table = doc.add_table(rows=1 + len(rows), cols=len(header))
+    table.style = "Table Grid"
+    for r, values in enumerate([header, *rows]):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    for key, remarks in (("errors_list", report.errors_listed), ("comments", report.comments)):
+        if remarks:
+            doc.add_heading(text(key, lang), level=2)
+            for m in remarks:
+                line = f"[{m.arm} · {text('case', lang)} {m.case} · {m.reviewer}] {m.text}"
+                doc.add_paragraph(line, style="List Bullet")
+    out = io.BytesIO()
+    doc.save(out)
+    return out.getvalue()

@@ -1,0 +1,301 @@
+"""Store functions of blind review studies (admin side). Session keyword-only; frozen
+domain objects out; nothing commits (the caller's unit of work does, as in audit.store).
+
+The reviewer side (blinded queue, verdicts) is audit.review_blind.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from audit.models import User
+from audit.review_blind import latest_verdict_rows
+from audit.review_domain import (
+    DIMENSIONS,
+    Arm,
+    ItemStatus,
+    ReviewerProgress,
+    ReviewError,
+    Study,
+    StudyCase,
+    StudyItem,
+    StudyProgress,
+    StudySpec,
+    Verdict,
+    plan_queue,
+    validate_spec,
+)
+from audit.review_models import (
+    StudyArmRow,
+    StudyAssignmentRow,
+    StudyCaseRow,
+    StudyItemRow,
+    StudyReviewerRow,
+    StudyRow,
+    StudyVerdictRow,
+)
+from audit.review_stats import ScoredDraft
+
+REVIEWER_ROLE = "reviewer"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _reviewer_users(names: Sequence[str], *, session: Session) -> list[User]:
+    users = {u.name: u for u in session.scalars(select(User).where(User.name.in_(names)))}
+    missing = [n for n in names if n not in users or users[n].role != REVIEWER_ROLE]
+    if missing:
+        joined = "、".join(missing)
+        raise ReviewError(
+            f"以下用户不存在或不是评审人：{joined}",
+            f"Not an existing reviewer account: {', '.join(missing)}",
+        )
+    return [users[n] for n in names]
+
+
+def create_study(spec: StudySpec, *, session: Session, created_by: str) -> Study:
+    """Store a study with its arms, cases, pending items and every reviewer's blinded queue."""
+    validate_spec(spec)
+    names = [r.strip() for r in spec.reviewers]
+    users = _reviewer_users(names, session=session)
+    study = StudyRow(
+        name=spec.name.strip(), doc_type=spec.doc_type, created_by=created_by, created_at=_now()
+    )
+    session.add(study)
+    session.flush()
+    arms = [
+        StudyArmRow(
+            study_id=study.id,
+            position=i,
+            label=a.label.strip(),
+            endpoint=a.endpoint.strip(),
+            params=dict(a.params),
+        )
+        for i, a in enumerate(spec.arms)
+    ]
+    cases = [
+        StudyCaseRow(study_id=study.id, position=i, field_values=dict(values))
+        for i, values in enumerate(spec.cases)
+    ]
+    session.add_all([*arms, *cases])
+    session.flush()
+    items = {
+        (c.id, a.position): StudyItemRow(
+            study_id=study.id, case_id=c.id, arm_id=a.id, status="pending", output_text=""
+        )
+        for c in cases
+        for a in arms
+    }
+    session.add_all(items.values())
+    session.flush()
+    for user in users:
+        _assign_reviewer(study.id, user, [c.id for c in cases], items, session=session)
+    session.flush()
+    return get_study(study.id, session=session)
+
+
+def _assign_reviewer(
+    study_id: int,
+    user: User,
+    case_ids: list[int],
+    items: dict[tuple[int, int], StudyItemRow],
+    *,
+    session: Session,
+) -> None:
+    reviewer = StudyReviewerRow(study_id=study_id, user_id=user.id, seed=secrets.randbits(62))
+    session.add(reviewer)
+    session.flush()
+    for planned in plan_queue(case_ids, reviewer.seed):
+        slots = ("A", "B") if planned.arm0_is_a else ("B", "A")
+        for arm_position, slot in enumerate(slots):
+            session.add(
+                StudyAssignmentRow(
+                    study_reviewer_id=reviewer.id,
+                    item_id=items[(planned.case_id, arm_position)].id,
+                    position=planned.position,
+                    slot=slot,
+                    token=secrets.token_urlsafe(18),
+                )
+            )
+
+
+def get_study(study_id: int, *, session: Session) -> Study:
+    row = session.get(StudyRow, study_id)
+    if row is None:
+        raise ReviewError(f"研究 {study_id} 不存在", f"Study {study_id} does not exist")
+    arms = session.scalars(
+        select(StudyArmRow).where(StudyArmRow.study_id == study_id).order_by(StudyArmRow.position)
+    ).all()
+    cases = session.scalars(
+        select(StudyCaseRow)
+        .where(StudyCaseRow.study_id == study_id)
+        .order_by(StudyCaseRow.position)
+    ).all()
+    reviewers = session.scalars(
+        select(User.name)
+        .join(StudyReviewerRow, StudyReviewerRow.user_id == User.id)
+        .where(StudyReviewerRow.study_id == study_id)
+        .order_by(User.name)
+    ).all()
+    arm_objs = tuple(Arm(a.id, a.position, a.label, a.endpoint, dict(a.params)) for a in arms)
+    return Study(
+        id=row.id,
+        name=row.name,
+        doc_type=row.doc_type,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        arms=(arm_objs[0], arm_objs[1]),
+        cases=tuple(StudyCase(c.id, c.position, dict(c.field_values)) for c in cases),
+        reviewers=tuple(reviewers),
+        unblinded_at=row.unblinded_at,
+        unblinded_by=row.unblinded_by,
+    )
+
+
+def list_studies(*, session: Session) -> list[Study]:
+    ids = session.scalars(select(StudyRow.id).order_by(StudyRow.id.desc())).all()
+    return [get_study(i, session=session) for i in ids]
+
+
+def _item(row: StudyItemRow) -> StudyItem:
+    status: ItemStatus = "complete" if row.status == "complete" else "pending"
+    if row.status == "error":
+        status = "error"
+    return StudyItem(
+        row.id, row.case_id, row.arm_id, status, row.output_text, row.generation_id, row.error
+    )
+
+
+def list_items(study_id: int, *, session: Session) -> list[StudyItem]:
+    rows = session.scalars(
+        select(StudyItemRow).where(StudyItemRow.study_id == study_id).order_by(StudyItemRow.id)
+    ).all()
+    return [_item(r) for r in rows]
+
+
+def complete_item(
+    item_id: int, *, session: Session, text: str, generation_id: int | None
+) -> StudyItem:
+    """Store a finished draft. A complete item is never overwritten (resume skips it)."""
+    row = session.get(StudyItemRow, item_id)
+    if row is None:
+        raise ReviewError(f"条目 {item_id} 不存在", f"Item {item_id} does not exist")
+    if row.status == "complete":
+        raise ReviewError("该条目已生成", "This item has already been generated")
+    row.status, row.output_text, row.error = "complete", text, None
+    row.generation_id, row.generated_at = generation_id, _now()
+    session.flush()
+    return _item(row)
+
+
+def fail_item(item_id: int, *, session: Session, error: str) -> StudyItem:
+    """Mark a draft as failed; it stays pending for the next resume."""
+    row = session.get(StudyItemRow, item_id)
+    if row is None:
+        raise ReviewError(f"条目 {item_id} 不存在", f"Item {item_id} does not exist")
+    if row.status != "complete":
+        row.status, row.error = "error", error
+        session.flush()
+    return _item(row)
+
+
+def study_progress(study_id: int, *, session: Session) -> StudyProgress:
+    """Items generated and, per reviewer, drafts with a verdict out of drafts assigned."""
+    counts = dict(
+        session.execute(
+            select(StudyItemRow.status, func.count())
+            .where(StudyItemRow.study_id == study_id)
+            .group_by(StudyItemRow.status)
+        ).all()
+    )
+    judged = select(StudyVerdictRow.assignment_id).distinct().subquery()
+    per_reviewer = session.execute(
+        select(User.name, func.count(StudyAssignmentRow.id), func.count(judged.c.assignment_id))
+        .select_from(StudyReviewerRow)
+        .join(User, StudyReviewerRow.user_id == User.id)
+        .join(StudyAssignmentRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
+        .outerjoin(judged, judged.c.assignment_id == StudyAssignmentRow.id)
+        .where(StudyReviewerRow.study_id == study_id)
+        .group_by(User.name)
+        .order_by(User.name)
+    ).all()
+    return StudyProgress(
+        items_total=sum(counts.values()),
+        items_complete=counts.get("complete", 0),
+        items_failed=counts.get("error", 0),
+        reviewers=tuple(ReviewerProgress(n, int(d), int(t)) for n, t, d in per_reviewer),
+    )
+
+
+def mark_unblinded(study_id: int, *, session: Session, actor: str, reason: str) -> Study:
+    """Record an admin's early unblinding on the study and in the audit log (same commit)."""
+    from audit.store import append_event
+
+    row = session.get(StudyRow, study_id)
+    if row is None:
+        raise ReviewError(f"研究 {study_id} 不存在", f"Study {study_id} does not exist")
+    if row.unblinded_at is None:
+        progress = study_progress(study_id, session=session)
+        row.unblinded_at, row.unblinded_by = _now(), actor
+        payload = {
+            "study_id": study_id,
+            "study": row.name,
+            "reason": reason,
+            "verdicts": {r.reviewer: [r.done, r.total] for r in progress.reviewers},
+        }
+        append_event(session=session, actor=actor, kind="study.unblinded_early", payload=payload)
+        session.flush()
+    return get_study(study_id, session=session)
+
+
+def latest_verdicts(study_id: int, *, session: Session) -> list[Verdict]:
+    """Every draft's current verdict per reviewer, unblinded (admin / report use only)."""
+    rows = session.execute(
+        select(StudyAssignmentRow, StudyItemRow, User.name)
+        .join(StudyItemRow, StudyAssignmentRow.item_id == StudyItemRow.id)
+        .join(StudyReviewerRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
+        .join(User, StudyReviewerRow.user_id == User.id)
+        .where(StudyItemRow.study_id == study_id)
+    ).all()
+    verdicts = latest_verdict_rows([a.id for a, _, _ in rows], session=session)
+    out = []
+    for assignment, item, name in rows:
+        v = verdicts.get(assignment.id)
+        if v is None:
+            continue
+        scores = {d: int(getattr(v, d)) for d in DIMENSIONS}
+        out.append(
+            Verdict(
+                v.id,
+                name,
+                item.id,
+                item.case_id,
+                item.arm_id,
+                v.revision,
+                v.supersedes_id,
+                scores,
+                tuple(v.hard_errors),
+                v.comment,
+                v.created_at,
+            )
+        )
+    return sorted(out, key=lambda v: (v.reviewer, v.case_id, v.arm_id))
+
+
+def scored_drafts(study: Study, verdicts: Sequence[Verdict]) -> list[ScoredDraft]:
+    """Verdicts reduced for review_stats: arms keyed by label, cases by their 1-based number."""
+    labels = {a.id: a.label for a in study.arms}
+    case_no = {c.id: str(c.position + 1) for c in study.cases}
+    return [
+        ScoredDraft(
+            v.reviewer, case_no[v.case_id], labels[v.arm_id], dict(v.scores), len(v.hard_errors)
+        )
+        for v in verdicts
+    ]

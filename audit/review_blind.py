@@ -1,0 +1,209 @@
+"""What a reviewer sees and submits: their blinded queue and their verdicts.
+
+Everything returned here is a Blind* type (draft text, an opaque token, the
+reviewer's own scores). The token → item mapping never leaves this module.
+Verdicts are appended, never updated: a correction is the next revision of the
+same assignment and names the row it supersedes. Like audit.store, nothing here
+commits; the caller's unit of work does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from audit.models import User
+from audit.review_domain import (
+    BlindDraft,
+    BlindPair,
+    BlindVerdict,
+    NotAssigned,
+    ReviewError,
+    ReviewerStudy,
+    VerdictInput,
+    present_text,
+    validate_verdict,
+)
+from audit.review_models import (
+    StudyAssignmentRow,
+    StudyCaseRow,
+    StudyItemRow,
+    StudyReviewerRow,
+    StudyRow,
+    StudyVerdictRow,
+)
+
+RETRIES = 3
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _study_reviewer(study_id: int, reviewer: str, *, session: Session) -> StudyReviewerRow:
+    row = session.scalars(
+        select(StudyReviewerRow)
+        .join(User, StudyReviewerRow.user_id == User.id)
+        .where(StudyReviewerRow.study_id == study_id, User.name == reviewer)
+    ).first()
+    if row is None:
+        raise NotAssigned("您不是该研究的评审人", "You are not a reviewer of this study")
+    return row
+
+
+def latest_verdict_rows(
+    assignment_ids: Sequence[int], *, session: Session
+) -> dict[int, StudyVerdictRow]:
+    """The newest revision per assignment (older rows are superseded, never deleted)."""
+    if not assignment_ids:
+        return {}
+    newest = (
+        select(StudyVerdictRow.assignment_id, func.max(StudyVerdictRow.revision).label("rev"))
+        .where(StudyVerdictRow.assignment_id.in_(assignment_ids))
+        .group_by(StudyVerdictRow.assignment_id)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(StudyVerdictRow).join(
+            newest,
+            (StudyVerdictRow.assignment_id == newest.c.assignment_id)
+            & (StudyVerdictRow.revision == newest.c.rev),
+        )
+    ).all()
+    return {r.assignment_id: r for r in rows}
+
+
+def _blind_verdict(row: StudyVerdictRow | None) -> BlindVerdict | None:
+    if row is None:
+        return None
+    return BlindVerdict(
+        citation=row.citation,
+        structure=row.structure,
+        terminology=row.terminology,
+        hard_errors=tuple(row.hard_errors),
+        comment=row.comment,
+        corrections=row.revision - 1,
+    )
+
+
+def reviewer_queue(study_id: int, reviewer: str, *, session: Session) -> list[BlindPair]:
+    """This reviewer's pairs in their own order, drafts as A then B; text only."""
+    me = _study_reviewer(study_id, reviewer, session=session)
+    study = session.get(StudyRow, study_id)
+    assert study is not None  # _study_reviewer found a row that references it
+    rows = session.execute(
+        select(StudyAssignmentRow, StudyItemRow, StudyCaseRow)
+        .join(StudyItemRow, StudyAssignmentRow.item_id == StudyItemRow.id)
+        .join(StudyCaseRow, StudyItemRow.case_id == StudyCaseRow.id)
+        .where(StudyAssignmentRow.study_reviewer_id == me.id)
+        .order_by(StudyAssignmentRow.position, StudyAssignmentRow.slot)
+    ).all()
+    if any(item.status != "complete" for _, item, _ in rows):
+        raise ReviewError("草稿仍在生成中，请稍后再来", "Drafts are still being generated")
+    verdicts = latest_verdict_rows([a.id for a, _, _ in rows], session=session)
+    total = len(rows) // 2
+    pairs = []
+    for i in range(0, len(rows), 2):
+        (a_row, a_item, case), (b_row, b_item, _) = rows[i], rows[i + 1]
+        drafts = (
+            BlindDraft(
+                "A",
+                a_row.token,
+                present_text(a_item.output_text),
+                _blind_verdict(verdicts.get(a_row.id)),
+            ),
+            BlindDraft(
+                "B",
+                b_row.token,
+                present_text(b_item.output_text),
+                _blind_verdict(verdicts.get(b_row.id)),
+            ),
+        )
+        pairs.append(
+            BlindPair(a_row.position, total, study.doc_type, dict(case.field_values), drafts)
+        )
+    return pairs
+
+
+def submit_verdict(
+    token: str, verdict: VerdictInput, *, reviewer: str, session: Session
+) -> BlindVerdict:
+    """Append a verdict (or a correction superseding the previous one) for an assigned draft.
+
+    On SQLite the transaction starts as a writer, so concurrent reviewers queue;
+    elsewhere a race for the same revision hits the unique constraint and the
+    insert is retried inside a savepoint against the newer revision.
+    """
+    clean = validate_verdict(verdict)
+    if session.get_bind().dialect.name == "sqlite" and not session.in_transaction():
+        session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
+    assignment_id = _assignment_for(token, reviewer, session=session)
+    for attempt in range(RETRIES):
+        try:
+            with session.begin_nested():
+                row = _verdict_row(assignment_id, clean, session=session)
+                session.add(row)
+            break
+        except IntegrityError:
+            if attempt == RETRIES - 1:
+                raise
+    result = _blind_verdict(row)
+    assert result is not None
+    return result
+
+
+def _assignment_for(token: str, reviewer: str, *, session: Session) -> int:
+    found = session.execute(
+        select(StudyAssignmentRow.id, StudyItemRow.status)
+        .join(StudyReviewerRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
+        .join(User, StudyReviewerRow.user_id == User.id)
+        .join(StudyItemRow, StudyAssignmentRow.item_id == StudyItemRow.id)
+        .where(StudyAssignmentRow.token == token, User.name == reviewer)
+    ).first()
+    if found is None:
+        raise NotAssigned("您未被分配该草稿", "You are not assigned to this draft")
+    if found.status != "complete":
+        raise ReviewError("草稿尚未生成", "This draft has not been generated yet")
+    return int(found.id)
+
+
+def _verdict_row(assignment_id: int, v: VerdictInput, *, session: Session) -> StudyVerdictRow:
+    previous = latest_verdict_rows([assignment_id], session=session).get(assignment_id)
+    return StudyVerdictRow(
+        assignment_id=assignment_id,
+        revision=previous.revision + 1 if previous else 1,
+        supersedes_id=previous.id if previous else None,
+        citation=v.citation,
+        structure=v.structure,
+        terminology=v.terminology,
+        hard_error_count=v.hard_error_count,
+        hard_errors=list(v.hard_errors),
+        comment=v.comment,
+        created_at=_now(),
+    )
+
+
+def reviewer_studies(reviewer: str, *, session: Session) -> list[ReviewerStudy]:
+    """The studies this reviewer is assigned to, newest first, with their own progress."""
+    judged = select(StudyVerdictRow.assignment_id).distinct().subquery()
+    rows = session.execute(
+        select(
+            StudyRow.id,
+            StudyRow.name,
+            StudyRow.doc_type,
+            func.count(StudyAssignmentRow.id),
+            func.count(judged.c.assignment_id),
+        )
+        .join(StudyReviewerRow, StudyReviewerRow.study_id == StudyRow.id)
+        .join(User, StudyReviewerRow.user_id == User.id)
+        .join(StudyAssignmentRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
+        .outerjoin(judged, judged.c.assignment_id == StudyAssignmentRow.id)
+        .where(User.name == reviewer)
+        .group_by(StudyRow.id, StudyRow.name, StudyRow.doc_type)
+        .order_by(StudyRow.id.desc())
+    ).all()
+    return [ReviewerStudy(i, n, d, int(done), int(total)) for i, n, d, total, done in rows]

@@ -1,0 +1,227 @@
+"""Statistics for blind review studies (pure functions over plain numbers).
+
+Means with t-based confidence intervals, the Wilcoxon signed-rank test on paired
+scores (exact conditional distribution, so tied integer scores are handled
+correctly), and Krippendorff's alpha with the interval metric, missing ratings
+allowed. Only numpy and scipy's t quantile are used; the tests compare every
+number against scipy and the `krippendorff` package.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import t as student_t
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    """A sample mean with its t-based confidence interval (None when n < 2)."""
+
+    n: int
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class SignedRank:
+    """Wilcoxon signed-rank test on paired differences (zeros dropped, as Wilcoxon did)."""
+
+    n: int  # non-zero differences used
+    w_plus: float  # sum of ranks of positive differences
+    p_value: float | None  # two-sided; None when there are no pairs at all
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> MeanCI:
+    """Mean and the Student-t interval mean ± t(1-α/2, n-1)·s/√n."""
+    x = np.asarray(values, dtype=float)
+    n = int(x.size)
+    if n == 0:
+        return MeanCI(0, None, None, None)
+    mean = float(x.mean())
+    if n < 2:
+        return MeanCI(n, mean, None, None)
+    sem = float(x.std(ddof=1)) / math.sqrt(n)
+    half = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * sem
+    return MeanCI(n, mean, mean - half, mean + half)
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of values, ties sharing the average of their positions."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(values.size, dtype=float)
+    sorted_vals = values[order]
+    i = 0
+    while i < values.size:
+        j = i
+        while j + 1 < values.size and sorted_vals[j + 1] == sorted_vals[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def signed_rank_null(doubled_ranks: Sequence[int]) -> np.ndarray:
+    """Exact null distribution of 2·W+ when each rank's sign is a fair coin.
+
+    Ranks are doubled so that tied (half-integer) ranks stay integers; a simple
+    dynamic programme over sums replaces enumerating all 2**n sign patterns.
+    """
+    total = int(sum(doubled_ranks))
+    dist = np.zeros(total + 1)
+    dist[0] = 1.0
+    for r in doubled_ranks:
+        shifted = np.zeros_like(dist)
+        shifted[r:] = dist[: dist.size - r]
+        dist = (dist + shifted) / 2
+    return dist
+
+
+def wilcoxon_signed_rank(differences: Sequence[float]) -> SignedRank:
+    """Two-sided Wilcoxon signed-rank test of paired differences against zero.
+
+    The p-value comes from the exact conditional distribution given the observed
+    (possibly tied) ranks, which is what scipy's permutation method computes.
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.size == 0:
+        return SignedRank(0, 0.0, None)
+    d = d[d != 0]
+    if d.size == 0:
+        return SignedRank(0, 0.0, 1.0)
+    ranks = average_ranks(np.abs(d))
+    w_plus = float(ranks[d > 0].sum())
+    doubled = [int(round(2 * r)) for r in ranks]
+    dist = signed_rank_null(doubled)
+    observed = int(round(2 * w_plus))
+    lower = float(dist[: observed + 1].sum())
+    upper = float(dist[observed:].sum())
+    return SignedRank(int(d.size), w_plus, min(1.0, 2 * min(lower, upper)))
+
+
+def krippendorff_alpha_interval(ratings: np.ndarray | Sequence[Sequence[float]]) -> float | None:
+    """Krippendorff's alpha (interval metric) for a raters × units matrix, NaN = missing.
+
+    alpha = 1 − D_o / D_e over the pairable values (units with at least two
+    ratings). None when it is undefined (fewer than two pairable values, or no
+    variation at all).
+    """
+    data = np.asarray(ratings, dtype=float)
+    if data.ndim != 2:
+        raise ValueError("ratings must be a 2-D raters × units matrix")
+    observed_sum = 0.0
+    pairable: list[np.ndarray] = []
+    for unit in data.T:
+        values = unit[~np.isnan(unit)]
+        m = values.size
+        if m < 2:
+            continue
+        diffs = values[:, None] - values[None, :]
+        observed_sum += float((diffs**2).sum()) / (m - 1)
+        pairable.append(values)
+    if not pairable:
+        return None
+    allv = np.concatenate(pairable)
+    n = allv.size
+    centred = allv - allv.mean()
+    # sum over ordered pairs (i != j) of (v_i - v_j)^2 == 2 n Σ (v - mean)^2
+    expected_sum = 2 * n * float((centred**2).sum())
+    if n < 2 or expected_sum == 0:
+        return None
+    d_o = observed_sum / n
+    d_e = expected_sum / (n * (n - 1))
+    return 1 - d_o / d_e
+
+
+@dataclass(frozen=True)
+class ScoredDraft:
+    """One reviewer's latest verdict on one draft, reduced to what statistics need."""
+
+    reviewer: str
+    case: str
+    arm: str
+    scores: Mapping[str, float]
+    hard_errors: int
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """Arm-0 minus arm-1 scores on the same case by the same reviewer."""
+
+    dimension: str
+    diff: MeanCI
+    test: SignedRank
+
+
+@dataclass(frozen=True)
+class HardErrorSummary:
+    arm: str
+    drafts: int  # verdicts counted
+    total: int
+    per_draft: float | None
+
+
+def per_arm_means(
+    drafts: Sequence[ScoredDraft], arms: Sequence[str], dimensions: Sequence[str]
+) -> dict[str, dict[str, MeanCI]]:
+    """{arm: {dimension: MeanCI}} over every verdict of that arm."""
+    return {
+        arm: {
+            dim: mean_ci([d.scores[dim] for d in drafts if d.arm == arm and dim in d.scores])
+            for dim in dimensions
+        }
+        for arm in arms
+    }
+
+
+def paired_differences(
+    drafts: Sequence[ScoredDraft], arms: tuple[str, str], dimensions: Sequence[str]
+) -> list[PairedDifference]:
+    """Pair the two arms per (reviewer, case); report mean difference and Wilcoxon p."""
+    by_key: dict[tuple[str, str, str], ScoredDraft] = {
+        (d.reviewer, d.case, d.arm): d for d in drafts
+    }
+    pairs = [
+        (by_key[(r, c, arms[0])], by_key[(r, c, arms[1])])
+        for (r, c, a) in sorted(by_key)
+        if a == arms[0] and (r, c, arms[1]) in by_key
+    ]
+    result = []
+    for dim in dimensions:
+        diffs = [
+            a.scores[dim] - b.scores[dim] for a, b in pairs if dim in a.scores and dim in b.scores
+        ]
+        result.append(PairedDifference(dim, mean_ci(diffs), wilcoxon_signed_rank(diffs)))
+    return result
+
+
+def hard_errors(drafts: Sequence[ScoredDraft], arms: Sequence[str]) -> list[HardErrorSummary]:
+    """Total hard errors per arm and the rate per reviewed draft."""
+    out = []
+    for arm in arms:
+        counts = [d.hard_errors for d in drafts if d.arm == arm]
+        total = int(sum(counts))
+        out.append(
+            HardErrorSummary(arm, len(counts), total, total / len(counts) if counts else None)
+        )
+    return out
+
+
+def agreement(drafts: Sequence[ScoredDraft], dimensions: Sequence[str]) -> dict[str, float | None]:
+    """Krippendorff's alpha (interval) per dimension; units are drafts, raters are reviewers."""
+    reviewers = sorted({d.reviewer for d in drafts})
+    units = sorted({(d.case, d.arm) for d in drafts})
+    r_index = {r: i for i, r in enumerate(reviewers)}
+    u_index = {u: i for i, u in enumerate(units)}
+    out: dict[str, float | None] = {}
+    for dim in dimensions:
+        matrix = np.full((len(reviewers), len(units)), np.nan)
+        for d in drafts:
+            if dim in d.scores:
+                matrix[r_index[d.reviewer], u_index[(d.case, d.arm)]] = d.scores[dim]
+        out[dim] = krippendorff_alpha_interval(matrix) if units else None
+    return out
