@@ -145,17 +145,30 @@ def test_citation_statuses() -> None:
     text = "《网络安全法》第三十条；《合同法》第十条；《个人信息保护条例》；《某某办法》；《个人信息出境认证办法》第五条"
     statuses = [(c.statute, c.status) for c in parse_citations(text, CATALOGUE)[0]]
     assert statuses == [
-        ("中华人民共和国网络安全法", "unverified"),  # count after the 2025 amendment unconfirmed
+        ("中华人民共和国网络安全法", "ok"),
         ("中华人民共和国合同法", "repealed"),
         ("中华人民共和国个人信息保护法", "name_variant"),
         (None, "unknown_statute"),
-        ("个人信息出境认证办法", "unverified"),
+        ("个人信息出境认证办法", "ok"),
     ]
 
 
-def test_unverified_counts_are_never_out_of_range() -> None:
-    for text in ("《网络安全法》第九百条", "《个人信息出境认证办法》第九十九条"):
-        assert check(text, catalogue=CATALOGUE).findings == ()
+def test_amended_cybersecurity_law_has_81_articles() -> None:
+    """The 2025 amendment (in force 2026-01-01) renumbered the law to 81 articles."""
+    assert check("《网络安全法》第八十一条", catalogue=CATALOGUE).findings == ()
+    (finding,) = check("《网络安全法》第八十二条", catalogue=CATALOGUE).findings
+    assert finding.code == OOR and "81" in finding.message_en
+
+
+def test_unverified_counts_are_never_out_of_range(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    extra = tmp_path / "firm.yaml"
+    extra.write_text(
+        "statutes:\n  - name: 网络安全审查办法\n    articles: null\n", encoding="utf-8"
+    )
+    firm = load_catalogue(extra)
+    result = check("《网络安全审查办法》第九百条", catalogue=firm)
+    assert result.findings == ()
+    assert [c.status for c in result.citations] == ["unverified"]
 
 
 def test_anaphor_without_prior_statute_is_ignored() -> None:
@@ -201,13 +214,13 @@ def test_firm_catalogue_merges_over_builtin(tmp_path) -> None:  # type: ignore[n
     extra.write_text(
         "statutes:\n"
         "  - name: 网络安全审查办法\n    articles: 23\n    promulgated: 2021-12-28\n"
-        "  - name: 个人信息出境认证办法\n    articles: 20\n",
+        "  - name: 个人信息出境认证办法\n    aliases: [出境认证办法]\n",
         encoding="utf-8",
     )
     firm = load_catalogue(extra)
-    text = "《网络安全审查办法》第二十四条；《个人信息出境认证办法》第二十一条；《数据安全法》第五十六条"
+    text = "《网络安全审查办法》第二十四条；《出境认证办法》第二十条；《数据安全法》第五十六条"
     got = [(f.code, text[f.start : f.end]) for f in check(text, catalogue=firm).findings]
-    assert got == [(OOR, "第二十四条"), (OOR, "第二十一条"), (OOR, "第五十六条")]
+    assert got == [(OOR, "第二十四条"), (OOR, "第二十条"), (OOR, "第五十六条")]
     assert firm.resolve("个人信息出境认证办法").issuer  # built-in fields kept under the override
 
 
@@ -249,10 +262,10 @@ def test_catalogue_has_the_required_statutes() -> None:
         statute = CATALOGUE.statutes[name]
         assert statute.articles == articles and statute.source
     cyber = CATALOGUE.statutes["中华人民共和国网络安全法"]
-    assert cyber.articles is None and cyber.amended_effective is not None
+    assert cyber.articles == 81 and cyber.amended_effective is not None
     assert cyber.amended_effective.isoformat() == "2026-01-01"
     certification = CATALOGUE.statutes["个人信息出境认证办法"]
-    assert certification.articles is None and str(certification.effective) == "2026-01-01"
+    assert certification.articles == 19 and str(certification.effective) == "2026-01-01"
     for statute in CATALOGUE.statutes.values():
         if statute.repealed:
             assert statute.successor == "中华人民共和国民法典"
