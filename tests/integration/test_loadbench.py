@@ -1,0 +1,56 @@
+"""`lexspec bench` against two real embedded servers (loopback only, bounded requests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.config import get_settings
+from app.serving.bench_report import verdict, write_outputs
+from app.serving.loadbench import resolve_target, run_bench, workload
+
+pytestmark = pytest.mark.integration
+
+
+def test_sweep_both_arms_and_k_sweep(
+    llm_base_url: str, plain_llm_base_url: str, tmp_path: Path
+) -> None:
+    spec, plain = resolve_target(llm_base_url, {}), resolve_target(plain_llm_base_url, {})
+    chats = workload(get_settings().prompts_dir)[:1]  # the shortest legal prompt, bounded run
+    seen: list[tuple[int, int]] = []
+    run = run_bench(
+        spec, plain, chats, levels=[1, 2], requests_per_level=2, max_tokens=16,
+        time_budget_s=300, k_values=[2], progress=lambda d, t, _label: seen.append((d, t)),
+    )  # fmt: skip
+    assert [(r.target, r.concurrency, r.requests, r.errors) for r in run.levels] == [
+        (spec.name, 1, 2, 0), (plain.name, 1, 2, 0), (spec.name, 2, 2, 0), (plain.name, 2, 2, 0),
+    ]  # fmt: skip
+    for r in run.levels:
+        assert r.throughput_tok_s > 0 and r.ttft_p50_s is not None and r.latency_p95_s is not None
+    by_arm = {r.target: r for r in run.levels if r.concurrency == 1}
+    assert by_arm[spec.name].acceptance_rate is not None  # from /metrics deltas
+    assert by_arm[plain.name].acceptance_rate is None  # plain decoding drafts nothing
+    assert run.identical_rate == 1.0  # temperature 0: speculation is lossless
+    assert [k.k for k in run.k_sweep] == [2] and run.k_sweep[0].level.errors == 0
+    assert seen[-1][0] == seen[-1][1] and len(seen) >= 9
+    paths = write_outputs(run, tmp_path)
+    data = json.loads(paths["json"].read_text())
+    assert data["verdict"]["suited"] == verdict(run).suited and len(data["levels"]) == 4
+    assert "| endpoint | concurrency |" in paths["md"].read_text()
+    assert paths["png"].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_bench(
+    llm_base_url: str, plain_llm_base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(["bench", llm_base_url, plain_llm_base_url, "--concurrency", "1",
+               "--requests-per-level", "1", "--max-tokens", "8", "--out", str(tmp_path)])  # fmt: skip
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert "Verdict / 结论" in out.out and "[" in out.err  # table on stdout, progress bar on stderr
+    assert (tmp_path / "bench.png").is_file()
+    assert main(["bench", "no-such-endpoint", plain_llm_base_url]) == 2
+    assert "unknown endpoint" in capsys.readouterr().err

@@ -1,0 +1,155 @@
+"""docker-compose.yml, Dockerfile and .env.example fit together (parsed, no engine needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from pydantic import TypeAdapter
+
+from app.config import EndpointConfig, Settings
+
+REPO = Path(__file__).resolve().parent.parent.parent
+VAR = re.compile(r"\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}")
+CONTAINER_PORT = {"vllm-spec": 8000, "vllm-plain": 8000, "embedded": 8001, "db": 5432}
+
+
+def _defaults(text: str) -> str:
+    """Compose interpolation with every variable at its default ($$ is a literal $)."""
+    return VAR.sub(lambda m: m.group(2) or "", text).replace("$$", "$")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return yaml.safe_load(_defaults((REPO / "docker-compose.yml").read_text()))
+
+
+@pytest.fixture(scope="module")
+def services(compose: dict[str, Any]) -> dict[str, Any]:
+    return compose["services"]
+
+
+def _flag(cmd: list[str], flag: str) -> str:
+    return cmd[cmd.index(flag) + 1]
+
+
+def test_services_and_profiles(services: dict[str, Any]) -> None:
+    assert set(services) == {"db", "vllm-spec", "vllm-plain", "app", "embedded", "app-cpu"}
+    profiles = {name: tuple(s.get("profiles", ())) for name, s in services.items()}
+    assert profiles == {"db": (), "vllm-spec": (), "app": (), "vllm-plain": ("ab",),
+                        "embedded": ("cpu",), "app-cpu": ("cpu",)}  # fmt: skip
+
+
+def test_vllm_spec_runs_target_with_draft(services: dict[str, Any]) -> None:
+    spec = services["vllm-spec"]
+    assert spec["image"].startswith("vllm/vllm-openai:")
+    cmd = [str(c) for c in spec["command"]]
+    assert cmd[0] == "Qwen/Qwen3-8B"
+    config = json.loads(_flag(cmd, "--speculative-config"))
+    assert config == {
+        "method": "draft_model",
+        "model": "Qwen/Qwen3-0.6B",
+        "num_speculative_tokens": 5,
+    }
+    assert not any(c.startswith(("--draft-model", "--speculative-model")) for c in cmd)
+    device = spec["deploy"]["resources"]["reservations"]["devices"][0]
+    assert device["capabilities"] == ["gpu"]
+    assert any(v.endswith(":/root/.cache/huggingface") for v in spec["volumes"])
+    plain = services["vllm-plain"]
+    plain_cmd = [str(c) for c in plain["command"]]
+    assert plain_cmd[0] == cmd[0] and "--speculative-config" not in plain_cmd
+    for s in (spec, plain):
+        assert "/health" in " ".join(s["healthcheck"]["test"])
+        assert _flag([str(c) for c in s["command"]], "--max-model-len") == "8192"
+
+
+def test_dependencies_are_healthy_and_profile_consistent(services: dict[str, Any]) -> None:
+    for name, s in services.items():
+        for dep, cond in s.get("depends_on", {}).items():
+            assert cond == {"condition": "service_healthy"}, (name, dep)
+            assert "healthcheck" in services[dep], dep
+            dep_profiles = set(services[dep].get("profiles", ()))
+            assert not dep_profiles or dep_profiles & set(s.get("profiles", ())), (name, dep)
+    assert set(services["app"]["depends_on"]) == {"db", "vllm-spec"}
+    assert set(services["app-cpu"]["depends_on"]) == {"db", "embedded"}
+    assert "pg_isready" in " ".join(services["db"]["healthcheck"]["test"])
+
+
+def test_app_environment_is_real_settings(services: dict[str, Any]) -> None:
+    fields = {f"LEXSPEC_{name.upper()}" for name in Settings.model_fields}
+    for name in ("app", "app-cpu", "embedded"):
+        env = services[name]["environment"]
+        unknown = {k for k in env if k.startswith("LEXSPEC_")} - fields
+        assert not unknown, (name, unknown)
+        urls = [v for k, v in env.items() if k != "LEXSPEC_ENDPOINTS" and "://" in str(v)]
+        endpoints = env.get("LEXSPEC_ENDPOINTS")
+        if endpoints:
+            parsed = TypeAdapter(dict[str, EndpointConfig]).validate_json(endpoints)
+            assert set(parsed) == {"vllm-spec", "vllm-plain"}
+            urls += [ep.base_url for ep in parsed.values()]
+        for url in urls:
+            u = urlparse(url)
+            assert u.hostname in services, url  # every URL host is a service name
+            assert u.port == CONTAINER_PORT[u.hostname], url
+        if name != "embedded":
+            assert env["LEXSPEC_DATABASE_URL"].startswith("postgresql+psycopg://")
+            assert "lexspec db upgrade" in " ".join(services[name]["command"])
+    assert urlparse(services["app"]["environment"]["LEXSPEC_LLM_BASE_URL"]).hostname == "vllm-spec"
+    assert (
+        urlparse(services["app-cpu"]["environment"]["LEXSPEC_LLM_BASE_URL"]).hostname == "embedded"
+    )
+    cmd = services["embedded"]["command"]
+    assert cmd[:2] == ["lexspec", "serve"] and _flag(cmd, "--host") == "0.0.0.0"
+
+
+def test_host_ports_do_not_collide(services: dict[str, Any]) -> None:
+    host_ports = [p.split(":")[0] for s in services.values() for p in s.get("ports", [])]
+    assert len(host_ports) == len(set(host_ports))
+
+
+def test_env_example_documents_every_variable() -> None:
+    used = {m.group(1) for m in VAR.finditer((REPO / "docker-compose.yml").read_text())}
+    documented = {
+        line.split("=", 1)[0]
+        for line in (REPO / ".env.example").read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    }
+    assert used - documented == set()
+
+
+def test_dockerfile_installs_like_install_sh_and_drops_root() -> None:
+    text = (REPO / "Dockerfile").read_text()
+    assert "scripts/install.sh" in text
+    final_stage = text.split("\nFROM ")[-1]
+    users = re.findall(r"^USER (\S+)", final_stage, flags=re.M)
+    assert users and users[-1] not in ("root", "0")
+    assert ".venv" in (REPO / ".dockerignore").read_text()
+
+
+def _compose_command() -> list[str] | None:
+    """`docker compose` (v2 plugin) or `docker-compose`, whichever answers `version`."""
+    for cmd in (["docker", "compose"], ["docker-compose"]):
+        if shutil.which(cmd[0]) is None:
+            continue
+        if subprocess.run([*cmd, "version"], capture_output=True).returncode == 0:
+            return cmd
+    return None
+
+
+def test_docker_compose_config() -> None:
+    cmd = _compose_command()
+    if cmd is None:
+        pytest.skip("neither `docker compose` nor `docker-compose` is installed")
+    every_profile = ["--profile", "ab", "--profile", "cpu"]
+    run = subprocess.run(
+        [*cmd, *every_profile, "--env-file", ".env.example", "config", "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
