@@ -1,0 +1,1 @@
+"""The Streamlit pages: one module per page, widgets and layout only (see app/main.py)."""

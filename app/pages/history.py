@@ -1,0 +1,140 @@
+"""History page: search your own generations (admins: everyone's), reopen one with its text,
+findings, numbers, prompt and template hash, and download it again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from app.domain import Finding, GenerationStats
+from app.i18n import t
+from app.pages.draft_run import message_of
+from app.pages.findings_view import show_findings, show_stats, show_text
+from app.ui_state import db_session, lang, require_user, tr
+from audit.domain import User
+
+STATUSES = ("complete", "stopped", "error")
+
+
+def _search(user: User, text: str, status: str | None) -> Any:
+    from app import history
+
+    with db_session() as session:
+        return history.search(user, session=session, text=text or None, status=status)
+
+
+def _table(rows: list[Any]) -> None:
+    table = [
+        {
+            tr("history.col_id"): r.id,
+            tr("history.col_time"): r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            tr("history.col_user"): r.user_name,
+            tr("history.col_type"): r.doc_type,
+            tr("history.col_status"): tr(f"status.{r.status}"),
+            tr("history.col_tokens"): r.completion_tokens,
+            tr("history.col_errors"): r.error_count,
+            tr("history.col_preview"): r.preview.replace("\n", " ")[:80],
+        }
+        for r in rows
+    ]
+    st.dataframe(table, hide_index=True, use_container_width=True)
+
+
+def _findings(record: Any) -> list[Finding]:
+    out: list[Finding] = []
+    for item in record.findings or ():
+        try:
+            out.append(Finding(**{k: item[k] for k in Finding.__dataclass_fields__ if k in item}))
+        except TypeError:
+            continue
+    return out
+
+
+def _show(stored: Any) -> None:
+    record = stored.record
+    st.subheader(f"#{stored.id} · {tr(f'status.{record.status}')}")
+    if record.error_message:
+        st.error(record.error_message)
+    stats = GenerationStats(
+        ttft_s=record.ttft_s,
+        total_s=record.total_s,
+        prompt_tokens=record.prompt_tokens,
+        completion_tokens=record.completion_tokens,
+        draft_tokens=record.draft_tokens,
+        accepted_tokens=record.accepted_tokens,
+    )
+    show_stats(stats)
+    findings = _findings(record)
+    left, right = st.columns([3, 2])
+    with left:
+        show_text(record.output_text, findings)
+    with right:
+        show_findings(findings)
+    st.caption(
+        tr(
+            "history.template",
+            id=record.template_id,
+            version=record.template_version,
+            hash=record.template_hash,
+        )
+    )
+    st.caption(tr("history.endpoint", endpoint=record.endpoint, model=record.model))
+    with st.expander(tr("history.prompt")):
+        st.markdown(f"**{tr('history.system_prompt')}**")
+        st.code(record.system_prompt, language=None, wrap_lines=True)
+        st.markdown(f"**{tr('history.user_prompt')}**")
+        st.code(record.user_prompt, language=None, wrap_lines=True)
+    st.download_button(
+        tr("draft.download_md"),
+        record.output_text.encode("utf-8"),
+        f"{record.doc_type}-{stored.id}.md",
+        "text/markdown",
+        key=f"history.md.{stored.id}",
+    )
+
+
+def _open(user: User, generation_id: int) -> None:
+    from app import history
+
+    try:
+        with db_session() as session:
+            stored = history.reopen(user, generation_id, session=session)
+    except (LookupError, PermissionError):
+        st.warning(tr("history.not_found"))
+        return
+    except Exception as exc:
+        st.error(tr("history.load_failed", detail=message_of(exc, lang())))
+        return
+    _show(stored)
+
+
+def render() -> None:
+    user = require_user("drafter")
+    st.title(tr("history.title"))
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
+    cols = st.columns([3, 1])
+    text = cols[0].text_input(tr("history.search"), key="history.text")
+    status = cols[1].selectbox(
+        tr("history.status_filter"),
+        [None, *STATUSES],
+        format_func=lambda s: t("history.all", ui_lang) if s is None else t(f"status.{s}", ui_lang),
+        key="history.status",
+    )
+    try:
+        page = _search(user, text.strip(), status)
+    except Exception as exc:
+        st.error(tr("history.load_failed", detail=message_of(exc, lang())))
+        return
+    rows = list(page.items)
+    if not rows:
+        st.info(tr("history.empty"))
+        return
+    st.caption(tr("history.count", n=page.total))
+    _table(rows)
+    ids = [r.id for r in rows]
+    chosen = st.selectbox(
+        tr("history.open"), ids, key="history.open", format_func=lambda i: f"#{i}"
+    )
+    if chosen is not None:
+        _open(user, int(chosen))

@@ -1,0 +1,115 @@
+"""Blind review page (reviewer): the reviewer's own queue, drafts A and B shown identically,
+one scoring form per draft. Nothing on this page names the arm, model, endpoint or timing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from app.i18n import t
+from app.pages.draft_run import message_of
+from app.pages.findings_view import highlight_html
+from app.ui_state import db_session, lang, library, require_user, tr
+
+DIMENSIONS = ("citation", "structure", "terminology")
+
+
+def _verdict_form(study_id: int, pair: Any, draft: Any, reviewer: str) -> None:
+    from app import studies
+    from audit.review_domain import VerdictInput
+
+    previous = draft.verdict
+    if previous is not None:
+        st.caption(tr("review.already", n=previous.corrections))
+    with st.form(f"verdict.{study_id}.{pair.position}.{draft.slot}"):
+        scores = {
+            dim: st.slider(
+                tr(f"review.{dim}"), 0, 10, int(getattr(previous, dim, 5) if previous else 5)
+            )
+            for dim in DIMENSIONS
+        }
+        errors_text = st.text_area(
+            tr("review.hard_errors"),
+            value="\n".join(previous.hard_errors) if previous else "",
+            height=90,
+        )
+        comment = st.text_area(tr("review.comment"), value=previous.comment if previous else "")
+        submitted = st.form_submit_button(tr("review.submit"), type="primary")
+    hard_errors = tuple(line.strip() for line in errors_text.splitlines() if line.strip())
+    st.caption(tr("review.hard_error_count", n=len(hard_errors)))
+    if not submitted:
+        return
+    verdict = VerdictInput(
+        scores["citation"], scores["structure"], scores["terminology"], hard_errors, comment
+    )
+    try:
+        with db_session() as session:
+            studies.submit_verdict(reviewer, draft.token, verdict, session=session)
+    except Exception as exc:
+        st.error(tr("review.failed", detail=message_of(exc, lang())))
+        return
+    st.session_state["review.flash"] = tr("review.submitted")
+    st.rerun()
+
+
+def _pair(study_id: int, pair: Any, reviewer: str) -> None:
+    st.subheader(tr("review.case", position=pair.position, total=pair.total))
+    doc_type = library().types.get(pair.doc_type)
+    with st.expander(tr("review.inputs")):
+        for name, value in pair.values.items():
+            spec = doc_type.get_field(name) if doc_type else None
+            st.markdown(f"**{spec.label(lang()) if spec else name}**: {value}")
+    for column, draft in zip(st.columns(2), pair.drafts, strict=True):
+        with column:
+            st.markdown(f"### {tr('review.draft', slot=draft.slot)}")
+            st.html(highlight_html(draft.text, ()))
+            _verdict_form(study_id, pair, draft, reviewer)
+
+
+def _load(reviewer: str) -> tuple[list[Any], Any, list[Any]] | None:
+    """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
+    from app import studies
+
+    with db_session() as session:
+        mine = studies.reviewer_studies(reviewer, session=session)
+        if not mine:
+            return None
+        names = {s.id: s.name for s in mine}
+        chosen = st.selectbox(
+            tr("studies.pick"), list(names), format_func=names.__getitem__, key="review.study"
+        )
+        queue = studies.reviewer_queue(reviewer, chosen, session=session)
+        return mine, chosen, queue
+
+
+def render() -> None:
+    user = require_user("reviewer")
+    st.title(tr("review.title"))
+    st.caption(tr("review.intro"))
+    flash = st.session_state.pop("review.flash", None)
+    if flash:
+        st.success(flash)
+    try:
+        loaded = _load(user.name)
+    except Exception as exc:
+        st.error(tr("review.load_failed", detail=message_of(exc, lang())))
+        return
+    if loaded is None or not loaded[2]:
+        st.info(tr("review.empty"))
+        return
+    _, study_id, queue = loaded
+    drafts = [d for pair in queue for d in pair.drafts]
+    done = sum(1 for d in drafts if d.verdict is not None)
+    st.progress(done / len(drafts), text=tr("review.progress", done=done, total=len(drafts)))
+    first_open = next((p.position for p in queue if any(d.verdict is None for d in p.drafts)), 1)
+    positions = [p.position for p in queue]
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
+    position = st.selectbox(
+        tr("review.pick_case"),
+        positions,
+        index=positions.index(first_open),
+        format_func=lambda p: t("review.case", ui_lang, position=p, total=len(queue)),
+        key=f"review.case.{study_id}.{done}",
+    )
+    _pair(study_id, next(p for p in queue if p.position == position), user.name)

@@ -1,0 +1,73 @@
+"""Sign-in page: username + password; a one-time password must be changed before use."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import accounts
+from app.pages.draft_run import message_of
+from app.ui_state import current_user, db_session, lang, tr
+from audit.domain import User
+
+
+def sign_out() -> None:
+    """Sidebar callback: forget the user and everything they had on screen."""
+    keep = {"lang": st.session_state.get("lang")}
+    for key in list(st.session_state):
+        del st.session_state[key]
+    st.session_state.update(keep)
+
+
+def _sign_in_form() -> None:
+    st.title(tr("auth.title"))
+    st.caption(tr("auth.intro"))
+    with st.form("sign_in"):
+        name = st.text_input(tr("auth.username"), key="auth.name")
+        password = st.text_input(tr("auth.password"), type="password", key="auth.password")
+        submitted = st.form_submit_button(tr("auth.submit"), type="primary")
+    if not submitted:
+        return
+    if not name.strip() or not password:
+        st.error(tr("auth.missing"))
+        return
+    try:
+        with db_session() as session:
+            user = accounts.sign_in(name.strip(), password, session=session)
+    except accounts.SignInError as exc:
+        st.error(exc.message(lang()))
+        return
+    except Exception as exc:  # database unreachable etc.: a message, never a traceback
+        st.error(tr("auth.failed", detail=message_of(exc, lang())))
+        return
+    accounts.remember(st.session_state, user)
+    st.rerun()
+
+
+def _change_password_form(user: User) -> None:
+    st.title(tr("auth.change_title"))
+    st.info(tr("auth.change_intro"))
+    with st.form("change_password"):
+        old = st.text_input(tr("auth.password"), type="password", key="auth.old")
+        new = st.text_input(tr("auth.new_password"), type="password", key="auth.new")
+        again = st.text_input(tr("auth.new_password_again"), type="password", key="auth.again")
+        submitted = st.form_submit_button(tr("auth.change_submit"), type="primary")
+    if not submitted:
+        return
+    if new != again:
+        st.error(tr("auth.mismatch"))
+        return
+    try:
+        updated = accounts.change_password(user, old, new)
+    except Exception as exc:  # too short, wrong old password, ...: the service explains
+        st.error(message_of(exc, lang()))
+        return
+    accounts.remember(st.session_state, updated)
+    st.rerun()
+
+
+def render() -> None:
+    user = current_user()
+    if user is not None and user.must_change_password:
+        _change_password_form(user)
+    else:
+        _sign_in_form()

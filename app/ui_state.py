@@ -1,0 +1,117 @@
+"""Small non-widget helpers shared by the pages: cached factories, the UI language,
+the signed-in user. Nothing here draws widgets except `require_user`'s refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from app.config import Settings, get_settings
+from app.i18n import DEFAULT_LANG, LANGUAGES, t
+from audit.domain import User
+
+ROLES_ORDER = ("drafter", "reviewer", "admin")
+
+
+def settings() -> Settings:
+    return get_settings()
+
+
+def lang() -> str:
+    """The UI language of this session (sidebar switch), defaulting to Settings.lang."""
+    value = st.session_state.get("lang")
+    if value not in LANGUAGES:
+        value = settings().lang if settings().lang in LANGUAGES else DEFAULT_LANG
+        st.session_state["lang"] = value
+    return str(value)
+
+
+def tr(key: str, **values: object) -> str:
+    """`t` in this session's language."""
+    return t(key, lang(), **values)
+
+
+@st.cache_resource(show_spinner=False)
+def _library(prompts_dir: str) -> Any:
+    from app.prompts import load_library
+
+    return load_library(Path(prompts_dir))
+
+
+def library() -> Any:
+    """The prompt library (document types), loaded once per prompts directory."""
+    return _library(str(settings().prompts_dir))
+
+
+@st.cache_resource(show_spinner=False)
+def _client(name: str, base_url: str, model: str | None) -> Any:
+    from app.llm.client import make_client
+
+    return make_client(name, settings())
+
+
+def client(name: str) -> Any:
+    """An LLM client for a named endpoint, cached per (name, URL, model)."""
+    endpoint = settings().all_endpoints()[name]
+    return _client(name, endpoint.base_url, endpoint.model)
+
+
+def endpoint_names() -> list[str]:
+    return list(settings().all_endpoints())
+
+
+def chosen_endpoint() -> str:
+    """The endpoint picked in the sidebar (the default one until the user picks)."""
+    names = endpoint_names()
+    value = st.session_state.get("endpoint")
+    return str(value) if value in names else names[0]
+
+
+@contextmanager
+def db_session() -> Iterator[Any]:
+    """A database session from app.database (migrations applied by the service)."""
+    from app.database import session_scope
+
+    with session_scope() as session:
+        yield session
+
+
+def keep_widget_values(*prefixes: str) -> None:
+    """Keep form values while the user visits another page.
+
+    Streamlit forgets a widget's value when a run does not draw it; assigning the value
+    back through session_state on every run keeps it (the documented workaround).
+    """
+    for key in list(st.session_state):
+        if isinstance(key, str) and key.startswith(prefixes):
+            st.session_state[key] = st.session_state[key]
+
+
+def current_user() -> User | None:
+    """The signed-in user of this browser session (kept by app.accounts in session_state)."""
+    from app import accounts
+
+    return accounts.current_user(st.session_state)
+
+
+def require_user(*roles: str) -> User:
+    """The signed-in user if their role is allowed here; otherwise explain and stop the page."""
+    user = current_user()
+    if user is None:
+        st.warning(tr("auth.sign_in_first"))
+        st.stop()
+    if roles and user.role not in roles and user.role != "admin":
+        st.error(tr("auth.not_allowed"))
+        st.stop()
+    return user
+
+
+def session_factory() -> Any:
+    """The app's session factory, for services that open one short transaction per step."""
+    from app.database import get_session_factory
+
+    return get_session_factory()

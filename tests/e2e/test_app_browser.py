@@ -1,0 +1,169 @@
+"""The app in a real browser: a drafter streams and stops a draft; a reviewer scores a
+blinded draft; an admin watches the Monitor page. Screenshots go to docs/images/."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import PASSWORD, RunningApp
+from tests.servers import REPO
+
+pytestmark = pytest.mark.e2e
+IMAGES = REPO / "docs" / "images"
+DRAFT_LENGTH = "(() => { const e = document.querySelector('.lx-draft'); return e ? e.innerText.length : 0; })()"
+
+
+def add_user(app: RunningApp, name: str, role: str) -> None:
+    from audit.db import make_engine, make_session_factory, migrate
+    from audit.users import create_user
+
+    engine = make_engine(app.database_url)
+    migrate(engine)
+    with make_session_factory(engine)() as session:
+        create_user(name, role, PASSWORD, session=session)
+        session.commit()
+    engine.dispose()
+
+
+def sign_in(page: Any, app: RunningApp, name: str, heading: str) -> None:
+    page.goto(app.url)
+    page.get_by_label("用户名").fill(name)
+    page.get_by_label("密码").fill(PASSWORD)
+    page.get_by_role("button", name="登录").click()
+    page.get_by_role("heading", name=heading).wait_for()
+
+
+def shot(page: Any, name: str, *, top: bool = False) -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    if top:
+        page.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
+    time.sleep(1.0)  # let the last delta paint
+    page.screenshot(path=str(IMAGES / name), full_page=True)
+
+
+def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any) -> None:
+    add_user(running_app, "alice", "drafter")
+    sign_in(page, running_app, "alice", "起草")
+    page.get_by_role("button", name="填入示例").click()
+    page.get_by_label("公司名称 *").wait_for()
+    page.wait_for_function(
+        "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
+    )
+    page.get_by_role("button", name="生成", exact=True).click()
+
+    page.wait_for_function(DRAFT_LENGTH + " > 10", timeout=120_000)
+    first = page.evaluate(DRAFT_LENGTH)
+    page.wait_for_function(f"{DRAFT_LENGTH} > {first}", timeout=60_000)
+    second = page.evaluate(DRAFT_LENGTH)
+    assert second > first  # the text streams in
+    page.wait_for_function(f"{DRAFT_LENGTH} > 120", timeout=60_000)  # enough for the screenshot
+    page.get_by_role("button", name="停止").click()
+
+    page.get_by_text("已停止生成，下方保留已生成的部分文本。").wait_for(timeout=60_000)
+    partial = page.get_by_label("草稿（可编辑）").input_value()
+    assert len(partial) >= first
+    page.get_by_role("button", name="下载 DOCX（含批注）").wait_for()
+    assert page.locator(".lx-draft").count() == 1  # the highlighted text, findings beside it
+    page.get_by_text("检查结果标注").scroll_into_view_if_needed()
+    shot(page, "draft.png")
+
+    page.get_by_role("link", name="历史记录").click()
+    page.get_by_role("heading", name="历史记录").wait_for()
+    page.get_by_role("heading", name="· 已停止").wait_for()
+
+
+def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
+    """A one-case study drafted by both arms through app.studies (tiny max_tokens)."""
+    from app import database, studies
+    from app.config import get_settings
+    from app.prompts import load_library
+    from audit.review_domain import ArmSpec, StudySpec
+
+    for key in ("LEXSPEC_DATA_DIR", "LEXSPEC_DATABASE_URL", "LEXSPEC_LLM_BASE_URL"):
+        monkeypatch.setenv(key, app.env[key])
+    get_settings.cache_clear()
+    database.reset()
+    try:
+        settings = get_settings()
+        doc = load_library(settings.prompts_dir).types["cross-border-filing-guide"]
+        arms = (
+            ArmSpec("ARM-SPEC-X", "embedded", {"max_tokens": 24}),
+            ArmSpec("ARM-PLAIN-Y", "embedded", {"max_tokens": 24, "temperature": 0.0}),
+        )
+        spec = StudySpec("e2e pilot", doc.id, (doc.example_values(),), arms, ("rita",))
+        with database.session_scope() as session:
+            study = studies.create_study("boss", spec, session=session, settings=settings)
+        progress = studies.generate_items(
+            "boss", study.id, session_factory=database.get_session_factory(), settings=settings
+        )
+        assert progress.done == progress.total == 2
+        return int(study.id)
+    finally:
+        get_settings.cache_clear()
+        database.reset()
+
+
+def test_reviewer_scores_a_draft_and_progress_moves(
+    running_app: RunningApp, page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_user(running_app, "boss", "admin")
+    add_user(running_app, "rita", "reviewer")
+    make_study(running_app, monkeypatch)
+    sign_in(page, running_app, "rita", "盲评")
+    page.get_by_text("进度：已完成 0 / 2 份草稿").wait_for()
+    html = page.content()
+    llm_address = running_app.env["LEXSPEC_LLM_BASE_URL"].removesuffix("/v1")
+    for leak in ("ARM-SPEC-X", "ARM-PLAIN-Y", "embedded", "SmolLM", llm_address, "max_tokens"):
+        assert leak not in html, leak
+    page.get_by_label("硬性错误（每行一条）").first.fill("引用了已废止的《合同法》")
+    page.get_by_label("评语").first.fill("结构基本完整。")
+    page.get_by_role("button", name="提交评分").first.click()
+    page.get_by_text("已提交。").wait_for()
+    page.get_by_text("进度：已完成 1 / 2 份草稿").wait_for()
+    shot(page, "review.png", top=True)
+
+
+PASSAGE = (
+    "Article 4. A data handler shall declare a security assessment for outbound data transfer "
+    "to the national cybersecurity and informatization department through the provincial "
+    "department where it provides important data abroad, or where it is a critical "
+    "information infrastructure operator providing personal information abroad."
+)
+
+
+def _load(base_url: str, seconds: float) -> None:
+    """Keep the LLM server busy with streamed requests, as a lawyer drafting would."""
+    deadline = time.monotonic() + seconds
+    model = httpx.get(f"{base_url}/models", timeout=10).json()["data"][0]["id"]
+    body = {
+        "model": model,
+        "stream": True,
+        "max_tokens": 96,
+        "messages": [{"role": "user", "content": f"Repeat this text exactly:\n{PASSAGE}"}],
+    }
+    while time.monotonic() < deadline:
+        with httpx.stream("POST", f"{base_url}/chat/completions", json=body, timeout=60) as resp:
+            resp.raise_for_status()
+            for _ in resp.iter_lines():
+                pass
+
+
+def test_admin_sees_the_monitor(running_app: RunningApp, page: Any) -> None:
+    add_user(running_app, "mona", "admin")
+    sign_in(page, running_app, "mona", "起草")
+    load = threading.Thread(target=_load, args=(running_app.env["LEXSPEC_LLM_BASE_URL"], 14))
+    load.start()
+    page.get_by_role("link", name="服务监控").click()
+    page.get_by_role("heading", name="服务监控").wait_for()
+    page.get_by_text("草稿接受率").first.wait_for()
+    time.sleep(16)  # three more scrapes while the server works: the charts get points
+    load.join()
+    assert page.get_by_text("无法抓取指标").count() == 0
+    shot(page, "monitor.png")
+    assert Path(IMAGES / "monitor.png").stat().st_size > 10_000

@@ -1,0 +1,357 @@
+"""The Streamlit pages driven headlessly with AppTest, against a real database (temp SQLite)
+and, for generation, the real embedded LLM server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app import database
+from app.config import get_settings
+
+MAIN = str(Path(__file__).resolve().parents[2] / "app" / "main.py")
+DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+PASSWORD = "correct-horse-9"
+
+pytestmark = pytest.mark.integration
+
+
+def _use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llm_url: str) -> None:
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
+    monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", llm_url)
+    monkeypatch.setenv("LEXSPEC_LANG", "zh")
+    get_settings.cache_clear()
+    database.reset()
+
+
+@pytest.fixture
+def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Settings pointing at a fresh temp database and an LLM URL nobody listens on."""
+    _use(monkeypatch, tmp_path, DEAD_URL)
+    yield tmp_path
+    get_settings.cache_clear()
+    database.reset()
+
+
+def make_user(name: str, role: str, *, must_change: bool = False) -> object:
+    from audit.users import create_user
+
+    with database.session_scope() as session:
+        return create_user(name, role, PASSWORD, session=session, must_change_password=must_change)
+
+
+def app_as(user: object | None, *, lang: str = "zh") -> AppTest:
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.session_state["lang"] = lang
+    if user is not None:
+        at.session_state["lexspec_user"] = user
+    return at.run()
+
+
+def test_sign_in_with_good_and_bad_password(app_env: Path) -> None:
+    make_user("alice", "drafter")
+    at = app_as(None)
+    assert at.title[0].value == "登录 LexSpec"
+    at.text_input(key="auth.name").input("alice")
+    at.text_input(key="auth.password").input("wrong-password")
+    at.button[0].click().run()
+    assert "用户名或密码不正确" in at.error[0].value
+    at.text_input(key="auth.password").input(PASSWORD)
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.title[0].value == "起草"  # the drafter's home page
+
+
+def test_one_time_password_must_be_changed(app_env: Path) -> None:
+    make_user("root", "admin", must_change=True)
+    at = app_as(None, lang="en")
+    at.text_input(key="auth.name").input("root")
+    at.text_input(key="auth.password").input(PASSWORD)
+    at.button[0].click().run()
+    assert at.title[0].value == "Choose a new password"
+    at.text_input(key="auth.old").input(PASSWORD)
+    at.text_input(key="auth.new").input("a-new-password-1")
+    at.text_input(key="auth.again").input("a-new-password-1")
+    at.button[0].click().run()
+    assert at.title[0].value == "Draft"
+    assert not at.session_state["lexspec_user"].must_change_password
+
+
+def test_draft_form_fill_example_and_missing_field(app_env: Path) -> None:
+    at = app_as(make_user("alice", "drafter"))
+    assert at.title[0].value == "起草"
+    company = at.text_input(key="draft.field.cross-border-filing-guide.company_name")
+    assert company.label.startswith("公司名称")
+    at.button(key="draft.go").click().run()  # everything empty: per-field errors
+    assert any("请先修正" in e.value for e in at.error)
+    assert len(at.error) > 2
+    at.button(key="draft.fill").click().run()
+    company = at.text_input(key="draft.field.cross-border-filing-guide.company_name")
+    assert company.value == "上海明川跨境电子商务有限公司"
+    company.input("").run()
+    at.button(key="draft.go").click().run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 2, errors  # the one field, and the summary line
+
+
+def test_server_down_gives_a_message_and_retry(app_env: Path) -> None:
+    at = app_as(make_user("alice", "drafter"), lang="en")
+    at.button(key="draft.fill").click().run()
+    at.button(key="draft.go").click().run()
+    assert not at.exception
+    assert any("Cannot reach the model server" in e.value for e in at.error)
+    assert at.button(key="draft.retry")
+
+
+def _history_page() -> None:
+    from app.pages import history
+
+    history.render()
+
+
+def _review_page() -> None:
+    from app.pages import review
+
+    review.render()
+
+
+def page_as(page: object, user: object, *, lang: str = "en") -> AppTest:
+    at = AppTest.from_function(page, default_timeout=60)  # type: ignore[arg-type]
+    at.session_state["lang"] = lang
+    at.session_state["lexspec_user"] = user
+    return at.run()
+
+
+@pytest.fixture
+def llm_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llm_base_url: str) -> Iterator[Path]:
+    """Settings pointing at a fresh temp database and the real embedded server."""
+    _use(monkeypatch, tmp_path, llm_base_url)
+    yield tmp_path
+    get_settings.cache_clear()
+    database.reset()
+
+
+def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
+    user = make_user("alice", "drafter")
+    at = app_as(user, lang="en")
+    at.button(key="draft.fill").click().run()
+    at.number_input(key="draft.max_tokens.cross-border-filing-guide").set_value(48).run()
+    at.button(key="draft.go").click().run(timeout=180)
+    assert not at.exception
+    result = at.session_state["draft.result"]
+    assert result.status == "complete", result.error
+    assert result.text and result.generation_id is not None
+    assert result.stats.completion_tokens > 0
+    editor = next(a for a in at.text_area if str(a.key).startswith("draft.edit."))
+    assert editor.value == result.text
+    assert {d.label for d in at.get("download_button")} == {
+        "Download Markdown",
+        "Download DOCX (with comments)",
+    }
+    assert any(m.label == "Tokens generated" for m in at.metric)
+
+    history = page_as(_history_page, user)
+    assert not history.exception
+    assert history.caption[0].value == "1 generation(s)"
+    assert result.text[:20].replace("\n", " ") in str(history.dataframe[0].value)
+    assert any(f"#{result.generation_id}" in s.value for s in history.subheader)
+
+
+def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
+    """A result whose text cites a repealed statute and skips a number shows both findings,
+    highlighted in the (escaped) text and listed with message and suggestion."""
+    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.pages.draft_run import DraftRequest, DraftResult
+
+    text = "一、总则\n依据《合同法》第五十二条 <b>x</b>。\n三、附则"
+    rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "abc", "s", "u")
+    request = DraftRequest(
+        "cross-border-filing-guide", "T", rendered, GenerationParams(), (), "embedded"
+    )
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.session_state["lang"] = "en"
+    at.session_state["lexspec_user"] = make_user("alice", "drafter")
+    at.session_state["draft.result"] = DraftResult(request, "complete", text, GenerationStats())
+    at.run()
+    assert not at.exception
+    panel = " ".join(m.value for m in at.markdown)
+    assert "was repealed" in panel and "民法典" in panel
+    assert "Numbering gap" in panel
+    marked = next(h.proto.body for h in at.get("html") if "lx-draft" in h.proto.body)
+    assert '<mark class="lx-error"' in marked
+    assert "&lt;b&gt;x&lt;/b&gt;" in marked and "<b>x</b>" not in marked
+
+
+def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
+    """An admin's study with one case, both drafts already written (no LLM needed)."""
+    from app import studies
+    from app.prompts import load_library
+    from audit import review
+    from audit.review_domain import ArmSpec, StudySpec
+
+    make_user("boss", "admin")
+    settings = get_settings()
+    doc = load_library(settings.prompts_dir).types["cross-border-filing-guide"]
+    arms = (ArmSpec("ARM-SPECULATIVE-X", "embedded"), ArmSpec("ARM-PLAIN-Y", "embedded"))
+    spec = StudySpec("pilot", doc.id, (doc.example_values(),), arms, (reviewer,))
+    texts: dict[str, str] = {}
+    with database.session_scope() as session:
+        study = studies.create_study("boss", spec, session=session, settings=settings)
+        for item in review.list_items(study.id, session=session):
+            arm = next(a for a in study.arms if a.id == item.arm_id)
+            texts[arm.label] = f"一、适用情形\n草稿正文 {arm.position}。"
+            review.complete_item(
+                item.id, session=session, text=texts[arm.label], generation_id=None
+            )
+    return study.id, texts
+
+
+def _all_text(at: AppTest) -> str:
+    """Every element's protobuf as text: what the browser would receive."""
+    parts: list[str] = []
+
+    def walk(node: object) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            parts.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(parts)
+
+
+def test_reviewer_page_shows_no_arm_and_records_a_verdict(app_env: Path) -> None:
+    reviewer = make_user("rita", "reviewer")
+    _, texts = make_study("rita")
+    at = page_as(_review_page, reviewer)
+    assert not at.exception
+    shown = _all_text(at)
+    for forbidden in ("ARM-SPECULATIVE-X", "ARM-PLAIN-Y", "embedded", "SmolLM", "127.0.0.1"):
+        assert forbidden not in shown, forbidden
+    assert "Draft A" in shown and "Draft B" in shown
+    assert all(text.split("\n")[1] in shown for text in texts.values())
+    assert at.get("progress")[0].proto.text == "Progress: 0 of 2 drafts scored"
+    at.slider[0].set_value(8)
+    at.text_area[0].input("cites a repealed law")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success[0].value == "Submitted."
+    assert at.get("progress")[0].proto.text == "Progress: 1 of 2 drafts scored"
+
+
+def _studies_page() -> None:
+    from app.pages import studies
+
+    studies.render()
+
+
+def _results_page() -> None:
+    from app.pages import results
+
+    results.render()
+
+
+def _users_page() -> None:
+    from app.pages import users
+
+    users.render()
+
+
+def test_results_are_locked_until_every_verdict_is_in(app_env: Path) -> None:
+    from app import studies
+    from audit.review_domain import VerdictInput
+
+    make_user("rita", "reviewer")
+    study_id, _ = make_study("rita")
+    from audit.users import get_user
+
+    with database.session_scope() as session:
+        boss = get_user("boss", session=session)  # created by make_study
+    locked = page_as(_results_page, boss)
+    assert not locked.exception
+    assert locked.info[0].value.startswith("Results are locked")
+
+    with database.session_scope() as session:
+        for pair in studies.reviewer_queue("rita", study_id, session=session):
+            for n, draft in enumerate(pair.drafts):
+                verdict = VerdictInput(6 + n, 7, 8 - n, ("wrong article",) * n, "ok")
+                studies.submit_verdict("rita", draft.token, verdict, session=session)
+    report = page_as(_results_page, boss)
+    assert not report.exception
+    table = report.dataframe[0].value
+    assert {"ARM-SPECULATIVE-X", "ARM-PLAIN-Y"} <= set(table.iloc[:, 1])
+    labels = {d.label for d in report.get("download_button")}
+    assert labels == {"Download CSV", "Download DOCX report"}
+    assert report.get("vega_lite_chart")  # the means chart with CI whiskers
+
+
+def test_admin_creates_a_study_and_a_user(app_env: Path) -> None:
+    boss = make_user("boss", "admin")
+    make_user("rita", "reviewer")
+    at = page_as(_studies_page, boss)
+    assert not at.exception
+    cases = at.dataframe[0].value  # the data editor, prefilled with the example
+    assert cases["company_name"][0] == "上海明川跨境电子商务有限公司"
+    at.text_input(key="study.name").input("pilot")
+    at.text_input(key="study.arm1.label").input("fast")
+    at.text_input(key="study.arm2.label").input("slow")
+    at.multiselect(key="study.reviewers").select("rita")
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.success[0].value.startswith("Study created")
+
+    users = page_as(_users_page, boss)
+    users.text_input[0].input("newbie")
+    users.text_input[1].input("long-enough-1")
+    users.button[0].click().run()
+    assert not users.exception
+    assert users.success[0].value.startswith("Added newbie")
+
+
+def _monitor_page() -> None:
+    from app.pages import monitor
+
+    monitor.render()
+
+
+def test_monitor_scrapes_the_real_server(llm_env: Path) -> None:
+    admin = make_user("boss", "admin")
+    at = page_as(_monitor_page, admin)
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.subheader[0].value == "embedded"
+    labels = [m.label for m in at.metric]
+    assert labels == [
+        "Draft acceptance rate",
+        "Mean acceptance length",
+        "Generation throughput (tok/s)",
+        "KV-cache use",
+    ]
+    assert at.metric[3].value.endswith("%")  # a gauge the server always reports
+
+
+def _draft_or_history() -> None:
+    import streamlit as st
+
+    from app.pages import draft, history
+    from app.ui_state import keep_widget_values
+
+    keep_widget_values("draft.field.")  # what main.py does on every run
+    (history.render if st.session_state.get("away") else draft.render)()
+
+
+def test_form_values_survive_a_visit_to_another_page(app_env: Path) -> None:
+    at = page_as(_draft_or_history, make_user("alice", "drafter"))
+    at.button(key="draft.fill").click().run()
+    at.session_state["away"] = True
+    at.run()
+    assert at.title[0].value == "History"
+    at.session_state["away"] = False
+    at.run()
+    field = at.text_input(key="draft.field.cross-border-filing-guide.company_name")
+    assert field.value == "上海明川跨境电子商务有限公司"
