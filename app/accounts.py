@@ -159,8 +159,8 @@ def first_run_admin() -> str | None:
 def add_user(
     admin: User, name: str, role: str, password: str | None = None
 ) -> tuple[User, str | None]:
-    """Admin only: create an account; without a password one is generated, returned once,
-    and must be changed at first sign-in."""
+    """Admin only: create an account; without a password one is generated and returned once.
+    Either way the admin knows it, so the user must change it at first sign-in."""
     require_role(admin, "admin")
     generated = users.generate_password() if not password else None
     with session_scope() as session:
@@ -169,7 +169,7 @@ def add_user(
             role,
             password or generated or "",
             session=session,
-            must_change_password=generated is not None,
+            must_change_password=True,
             actor=admin.name,
         )
     return user, generated

@@ -7,7 +7,15 @@ import streamlit as st
 
 from app.i18n import LANGUAGES
 from app.pages import draft, history, monitor, results, review, sign_in, studies, users
-from app.ui_state import current_user, endpoint_names, keep_widget_values, lang, tr
+from app.ui_state import (
+    active_endpoint,
+    bootstrap,
+    current_user,
+    endpoint_names,
+    keep_widget_values,
+    lang,
+    tr,
+)
 from audit.domain import User
 
 LANGUAGE_NAMES = {"zh": "简体中文", "en": "English"}
@@ -70,6 +78,7 @@ def _sidebar(user: User | None) -> None:
             st.selectbox(
                 tr("sidebar.endpoint"),
                 names,
+                index=names.index(active_endpoint()),
                 key="endpoint",
                 help=tr("sidebar.endpoint_help"),
             )
@@ -79,6 +88,7 @@ def _sidebar(user: User | None) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="LexSpec", page_icon="⚖️", layout="wide")
+    bootstrap()
     lang()  # make sure the session has a language before any text is drawn
     keep_widget_values("draft.field.", "draft.max_tokens.", "draft.temperature.", "draft.doc_type")
     user = current_user()

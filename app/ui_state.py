@@ -64,11 +64,18 @@ def endpoint_names() -> list[str]:
     return list(settings().all_endpoints())
 
 
+def active_endpoint() -> str:
+    """The endpoint new requests go to (`lexspec endpoints switch` changes it, blue/green)."""
+    from app.llm.router import Router
+
+    return Router.from_settings(settings()).active
+
+
 def chosen_endpoint() -> str:
-    """The endpoint picked in the sidebar (the default one until the user picks)."""
+    """The endpoint picked in the sidebar (the router's active one until the user picks)."""
     names = endpoint_names()
     value = st.session_state.get("endpoint")
-    return str(value) if value in names else names[0]
+    return str(value) if value in names else active_endpoint()
 
 
 @contextmanager
@@ -115,3 +122,26 @@ def session_factory() -> Any:
     from app.database import get_session_factory
 
     return get_session_factory()
+
+
+@st.cache_resource(show_spinner=False)
+def bootstrap() -> bool:
+    """Once per server process: migrate the database and, on a fresh one, create the first
+    admin and print its one-time password to the console (`lexspec run` does this before
+    the app starts; this covers a bare `streamlit run`)."""
+    import sys
+
+    from app import accounts
+
+    try:
+        password = accounts.first_run_admin()
+    except Exception as exc:  # the sign-in page reports a database that cannot be reached
+        print(f"LexSpec: database not ready: {exc}", file=sys.stderr)
+        return False
+    if password:
+        print(
+            f"LexSpec first run: user 'admin', one-time password: {password}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return True

@@ -7,40 +7,39 @@ import streamlit as st
 from app import accounts
 from app.i18n import t
 from app.pages.draft_run import message_of
-from app.ui_state import db_session, lang, require_user, tr
-from audit import users as user_store
-from audit.domain import ROLES
+from app.ui_state import lang, require_user, tr
+from audit.domain import User
 
 
-def _add_form(actor: str) -> None:
+def _add_form(admin: User) -> None:
     st.subheader(tr("users.add"))
     with st.form("users.add", clear_on_submit=True):
         name = st.text_input(tr("users.name"))
         ui_lang = lang()
-        role = st.selectbox(tr("users.role"), ROLES, format_func=lambda r: t(f"role.{r}", ui_lang))
+        role = st.selectbox(
+            tr("users.role"), accounts.ROLES, format_func=lambda r: t(f"role.{r}", ui_lang)
+        )
         password = st.text_input(tr("users.password"), type="password")
         submitted = st.form_submit_button(tr("users.submit"), type="primary")
     if not submitted:
         return
     try:
-        with db_session() as session:
-            created = user_store.create_user(
-                name, role, password, session=session, must_change_password=True, actor=actor
-            )
+        created, generated = accounts.add_user(admin, name, role, password or None)
     except Exception as exc:  # bad name, weak password, taken name: the service explains
         st.error(tr("users.failed", detail=message_of(exc, lang())))
         return
     st.success(tr("users.added", name=created.name, role=tr(f"role.{created.role}")))
+    if generated:
+        st.info(tr("users.one_time_password", password=generated))
 
 
 def render() -> None:
     user = require_user("admin")
     accounts.require_role(user, "admin")
     st.title(tr("users.title"))
-    _add_form(user.name)
+    _add_form(user)
     st.subheader(tr("users.list"))
-    with db_session() as session:
-        everyone = user_store.list_users(session=session)
+    everyone = accounts.list_users(user)
     st.dataframe(
         [{tr("users.name"): u.name, tr("users.role"): tr(f"role.{u.role}")} for u in everyone],
         hide_index=True,
