@@ -178,6 +178,7 @@ def _show_result(user_name: str) -> None:
     with right:
         show_findings(check.findings)
     draft_run.download_buttons(result, edited, check, user_name)
+    draft_run.approve_button(result, edited)
 
 
 def render() -> None:

@@ -250,3 +250,29 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
         return
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     cols[1].download_button(tr("draft.download_docx"), docx, f"{stem}.docx", mime, key="dl.docx")
+
+
+def approve_button(result: DraftResult, text: str) -> None:
+    """Approve the (edited) draft as a precedent for the retrieval drafter."""
+    from app.approvals import approve_output
+    from app.ui_state import current_user
+
+    if not st.button(
+        tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")
+    ):
+        return
+    user = current_user()
+    if user is None:
+        return
+    try:
+        approval = approve_output(
+            user,
+            text,
+            doc_type=result.request.doc_type_id,
+            generation_id=result.generation_id,
+            settings=settings(),
+        )
+    except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
+        st.error(tr("draft.approve_failed", detail=message_of(exc, lang())))
+        return
+    st.success(tr("draft.approved", file=approval.path.name))

@@ -185,6 +185,14 @@ def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
     assert '<mark class="lx-error"' in marked
     assert "&lt;b&gt;x&lt;/b&gt;" in marked and "<b>x</b>" not in marked
 
+    # approving the (edited) text puts it in the retrieval corpus for this document type
+    approve = next(b for b in at.button if str(b.key).startswith("draft.approve."))
+    approve.click().run()
+    assert not at.exception
+    assert any("Approved and saved as precedent" in s.value for s in at.success)
+    (saved,) = (app_env / "corpus" / "cross-border-filing-guide").glob("*.md")
+    assert saved.read_text(encoding="utf-8").strip() == text.strip()
+
 
 def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     """An admin's study with one case, both drafts already written (no LLM needed)."""

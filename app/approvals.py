@@ -1,0 +1,85 @@
+"""Approve a reviewed draft as a precedent: it joins the corpus the retrieval drafter reads.
+
+Lawyers draft the same kinds of documents again and again; an approved output of a
+document type makes the next draft of that type fast (the embedded server's retrieval
+drafter proposes continuations from it, re-reading the corpus when files change).
+The approval itself is an audit event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.accounts import require_role
+from app.config import Settings
+from app.database import session_scope
+from audit.domain import User
+from audit.store import append_event
+
+MAX_CHARS = 200_000
+
+
+class ApprovalError(ValueError):
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.message_zh, self.message_en = message_zh, message_en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.message_zh if lang == "zh" else self.message_en
+
+
+@dataclass(frozen=True)
+class Approval:
+    path: Path
+    sha256: str
+    event_id: int
+
+
+def _safe_name(value: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", value).strip("-.") or "draft"
+
+
+def approve_output(
+    user: User,
+    text: str,
+    *,
+    doc_type: str,
+    generation_id: int | None,
+    settings: Settings,
+) -> Approval:
+    """Write `text` to corpus_dir/<doc_type>/ and log an `output.approved` audit event."""
+    require_role(user, "drafter", "admin")
+    body = text.strip()
+    if not body:
+        raise ApprovalError("草稿为空，无法批准。", "The draft is empty; nothing to approve.")
+    if len(body) > MAX_CHARS:
+        raise ApprovalError(
+            f"草稿过长（{len(body)} 字），上限 {MAX_CHARS} 字。",
+            f"The draft is too long ({len(body)} characters; the limit is {MAX_CHARS}).",
+        )
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    folder = settings.resolved_corpus_dir / _safe_name(doc_type)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    name = f"{stamp}-{generation_id if generation_id is not None else 'edited'}-{digest[:8]}.md"
+    path = folder / name
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(body + "\n", encoding="utf-8")
+    os.replace(tmp, path)  # the server never reads a half-written file
+    payload = {
+        "doc_type": doc_type,
+        "generation_id": generation_id,
+        "file": f"{folder.name}/{name}",
+        "sha256": digest,
+        "chars": len(body),
+    }
+    with session_scope() as session:
+        event_id = append_event(
+            session=session, actor=user.name, kind="output.approved", payload=payload
+        )
+    return Approval(path=path, sha256=digest, event_id=event_id)

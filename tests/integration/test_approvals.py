@@ -1,0 +1,72 @@
+"""Approving a draft as a precedent: file in the corpus, audit event, role check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.accounts import PermissionDenied
+from app.approvals import ApprovalError, approve_output
+from app.config import get_settings
+from app.serving.corpus import corpus_files
+from audit.domain import User
+
+pytestmark = pytest.mark.integration
+
+GUIDE = "【适用情形】\n一、依据《数据出境安全评估办法》第四条，下列情形应当申报。\n"
+
+
+@pytest.fixture
+def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from app import database
+
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    database.reset()
+    yield
+    database.reset()
+    get_settings.cache_clear()
+
+
+def _user(role: str) -> User:
+    from app.database import session_scope
+    from audit import users
+
+    with session_scope() as session:
+        return users.create_user(f"u-{role}", role, "long enough pw", session=session)
+
+
+def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -> None:
+    from app.database import session_scope
+    from audit.store import list_events, verify_chain
+
+    settings = get_settings()
+    drafter = _user("drafter")
+    approval = approve_output(
+        drafter, GUIDE, doc_type="cross-border-filing-guide", generation_id=7, settings=settings
+    )
+    assert approval.path.read_text(encoding="utf-8") == GUIDE.strip() + "\n"
+    # the retrieval drafter's file scan finds it
+    assert approval.path in corpus_files(None, settings.resolved_corpus_dir)
+    with session_scope() as session:
+        events = [e for e in list_events(session=session) if e.kind == "output.approved"]
+        assert verify_chain(session=session).ok
+    assert len(events) == 1
+    assert events[0].actor == "u-drafter"
+    assert events[0].payload["generation_id"] == 7
+    assert events[0].payload["sha256"] == approval.sha256
+
+
+def test_reviewers_cannot_approve_and_empty_drafts_are_refused(app_settings: None) -> None:
+    settings = get_settings()
+    with pytest.raises(PermissionDenied):
+        approve_output(_user("reviewer"), GUIDE, doc_type="x", generation_id=1, settings=settings)
+    with pytest.raises(ApprovalError) as err:
+        approve_output(_user("admin"), "  \n", doc_type="x", generation_id=1, settings=settings)
+    assert "empty" in err.value.message("en")
+    assert not settings.resolved_corpus_dir.exists() or not any(
+        settings.resolved_corpus_dir.rglob("*.md")
+    )
