@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from app.database import session_scope
+from app.domain import BilingualError
 from audit import users
 from audit.domain import ROLES, User
 from audit.users import UserError
@@ -34,26 +35,12 @@ class StateStore(Protocol):
     def __delitem__(self, key: str, /) -> None: ...
 
 
-class PermissionDenied(PermissionError):
-    """The user's role does not allow the action; carries a message in both languages."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.message_zh, self.message_en = message_zh, message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+class PermissionDenied(BilingualError, PermissionError):
+    """The user's role does not allow the action."""
 
 
-class SignInError(Exception):
+class SignInError(BilingualError):
     """Sign-in refused (wrong name or password, or too many tries): one message for both."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.message_zh, self.message_en = message_zh, message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
 
 
 class FailureThrottle:

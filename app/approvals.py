@@ -18,19 +18,15 @@ from pathlib import Path
 from app.accounts import require_role
 from app.config import Settings
 from app.database import session_scope
+from app.domain import BilingualError
 from audit.domain import User
 from audit.store import append_event
 
 MAX_CHARS = 200_000
 
 
-class ApprovalError(ValueError):
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.message_zh, self.message_en = message_zh, message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_zh if lang == "zh" else self.message_en
+class ApprovalError(BilingualError, ValueError):
+    """The draft cannot be approved (empty, too long)."""
 
 
 @dataclass(frozen=True)

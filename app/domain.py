@@ -8,6 +8,17 @@ from typing import Literal
 Severity = Literal["error", "warning", "info"]
 
 
+class BilingualError(Exception):
+    """An error a user sees, with its message in 简体中文 and English (str() holds both)."""
+
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        super().__init__(f"{message_zh} / {message_en}")
+        self.message_zh, self.message_en = message_zh, message_en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.message_en if lang == "en" else self.message_zh
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem found in a draft, anchored on a character span [start, end)."""

@@ -11,16 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.domain import BilingualError
+
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
-class InputError(Exception):
-    """Bad input for the check command, with a message in each language."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(message_en)
-        self.message_zh = message_zh
-        self.message_en = message_en
+class InputError(BilingualError):
+    """Bad input for the check command."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ from docx import Document
 from docx.document import Document as DocxDocument
 from docx.text.paragraph import Paragraph
 
-from app.domain import Finding
+from app.domain import BilingualError, Finding
 from app.export import labels
 from app.export.appendix import add_appendix, style_header_row
 from app.export.cleaning import xml_safe
@@ -36,13 +36,8 @@ STYLE_FOR: dict[BlockKind, str] = {
 }
 
 
-class ExportError(Exception):
-    """The export cannot run (e.g. the reference document is missing); bilingual message."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.message_zh = message_zh
-        self.message_en = message_en
+class ExportError(BilingualError):
+    """The export cannot run (e.g. the reference document is missing)."""
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,11 @@ import json
 
 import openai
 
+from app.domain import BilingualError
 
-class LLMError(RuntimeError):
-    """A failure talking to a model server, with a message in both languages."""
 
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        self.message_zh, self.message_en = message_zh, message_en
-        super().__init__(bilingual(message_zh, message_en))
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+class LLMError(BilingualError, RuntimeError):
+    """A failure talking to a model server."""
 
 
 def bilingual(zh: str, en: str) -> str:

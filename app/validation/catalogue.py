@@ -12,6 +12,8 @@ from typing import Any
 import yaml
 from rapidfuzz import fuzz, process
 
+from app.domain import BilingualError
+
 BUILTIN_FILE = Path(__file__).with_name("statutes.yaml")
 PRC_PREFIX = "中华人民共和国"
 # the kinds of instrument whose titles end this way; a 《title》 ending otherwise is not a statute
@@ -22,13 +24,8 @@ SUGGEST_MIN_SCORE = 50.0  # nearest names offered for an unknown title
 CACHE_LIMIT = 10_000  # titles remembered per catalogue (a long-running app sees many drafts)
 
 
-class CatalogueError(ValueError):
-    """A catalogue file that cannot be read; carries a bilingual message."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(message_en)
-        self.message_zh = message_zh
-        self.message_en = message_en
+class CatalogueError(BilingualError, ValueError):
+    """A catalogue file that cannot be read."""
 
 
 @dataclass(frozen=True)
