@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     model_name: str = "SmolLM2-135M-Instruct"
     draft_model_path: Path | None = None
     speculative: SpeculativeMode = "retrieval"
-    num_speculative_tokens: int = 8
+    num_speculative_tokens: int = 16
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 5
     n_ctx: int = 4096

@@ -1,0 +1,1 @@
+"""The embedded CPU LLM server (`lexspec serve`) and its tooling: speculative engine, drafters, metrics."""

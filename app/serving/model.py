@@ -18,6 +18,15 @@ import llama_cpp
 import numpy as np
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+# Prompt tokens are decoded in chunks that end at absolute positions divisible by CHUNK, and KV
+# reuse stops at such a boundary. llama.cpp's CPU kernels give different numerics for a batch of
+# >= 32 rows than for smaller ones, so without a fixed layout the same prompt would yield
+# different logits depending on what the previous request left in the cache.
+CHUNK = 128
+# Batches below this many rows give bit-identical rows whatever their size (flash attention);
+# a verify pass (pending token + K drafts) must stay below it for lossless speculation.
+MAX_INVARIANT_ROWS = 31
+
 
 class ModelError(RuntimeError):
     """The model could not be loaded or decoded (bad path, context overflow, ...)."""
@@ -50,8 +59,11 @@ class Model:
         self._mem = llama_cpp.llama_get_memory(self._ctx)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.cached: list[int] = []
+        self._prefilled = 0  # leading cached tokens whose KV came from a (canonical) prefill
         self.pieces = [self._piece(t) for t in range(self.n_vocab)]
-        self.eog = frozenset(t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t))
+        self.eog = frozenset(
+            t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t)
+        )
         self._formatter = self._make_formatter()
 
     def close(self) -> None:
@@ -96,6 +108,24 @@ class Model:
                 llama_cpp.llama_memory_clear(self._mem, True)
                 n = 0
             del self.cached[n:]
+            self._prefilled = min(self._prefilled, n)
+
+    def prefill(self, prompt: Sequence[int]) -> int:
+        """Put all but the last prompt token into the KV cache; return how many were reused.
+
+        Only KV computed by an earlier prefill is reused (never tokens that were generated),
+        and only up to a CHUNK boundary, so the cache content never depends on history.
+        """
+        limit = min(self._prefilled, len(prompt) - 1)
+        n = 0
+        cached = self.cached
+        while n < limit and cached[n] == prompt[n]:
+            n += 1
+        n -= n % CHUNK
+        self.truncate(n)
+        self.decode(prompt[n:-1], 0)
+        self._prefilled = len(prompt) - 1
+        return n
 
     def reuse_prefix(self, tokens: Sequence[int]) -> int:
         """Keep the cached KV for the longest shared prefix (leaving >= 1 token to decode)."""
@@ -110,23 +140,30 @@ class Model:
     def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
         """Append `tokens` to the sequence; return logits rows for its last `n_logits` tokens.
 
-        The returned array is a view into llama.cpp's buffer: valid until the next decode.
+        Chunks end at multiples of CHUNK. The result is a view into llama.cpp's buffer
+        (valid until the next decode) unless the rows span two chunks.
         """
         if len(self.cached) + len(tokens) > self.n_ctx:
             raise ModelError(
                 f"上下文已满 / context full: {len(self.cached) + len(tokens)} > {self.n_ctx}"
             )
+        first_logit = len(tokens) - n_logits
+        rows: list[np.ndarray] = []
         start = 0
         while start < len(tokens):
-            chunk = tokens[start : start + self.n_batch]
-            last_chunk = start + len(chunk) == len(tokens)
-            want = min(n_logits, len(chunk)) if last_chunk else 0
+            pos = len(self.cached)
+            chunk = tokens[start : start + CHUNK - pos % CHUNK]
+            want = max(0, start + len(chunk) - max(first_logit, start))
             self._decode_chunk(chunk, want)
+            if want:
+                ptr = llama_cpp.llama_get_logits(self._ctx)
+                rows.append(np.ctypeslib.as_array(ptr, shape=(want, self.n_vocab)))
+                if start + len(chunk) < len(tokens):
+                    rows[-1] = rows[-1].copy()  # the next chunk overwrites the buffer
             start += len(chunk)
-        if n_logits == 0:
+        if not rows:
             return np.empty((0, self.n_vocab), dtype=np.float32)
-        ptr = llama_cpp.llama_get_logits(self._ctx)
-        return np.ctypeslib.as_array(ptr, shape=(min(n_logits, len(chunk)), self.n_vocab))
+        return rows[0] if len(rows) == 1 else np.concatenate(rows)
 
     def _decode_chunk(self, chunk: Sequence[int], n_logits: int) -> None:
         batch = self._batch

@@ -63,9 +63,7 @@ def accept_point(p: np.ndarray, x: int, rng: np.random.Generator) -> tuple[bool,
     return False, draw(residual, rng)
 
 
-def accept_full(
-    p: np.ndarray, q: np.ndarray, x: int, rng: np.random.Generator
-) -> tuple[bool, int]:
+def accept_full(p: np.ndarray, q: np.ndarray, x: int, rng: np.random.Generator) -> tuple[bool, int]:
     """Rejection step for a draft x ~ q: accept with min(1, p/q); else draw from (p - q)+."""
     if q[x] <= 0.0 or rng.random() < min(1.0, p[x] / q[x]):
         return True, x

@@ -1,0 +1,170 @@
+"""The decoding loop: plain or speculative, one request at a time on one KV-cache sequence.
+
+Every step feeds the target [pending, d1..dk] in one batched pass (k = 0 is plain decoding),
+keeps the accepted drafts' KV entries, drops the rest, and the correction/bonus token becomes
+the next pending token. The prompt's KV is reused for the prefix it shares with the last request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.serving.adaptive import (
+    DEFAULT_COST,
+    AcceptanceModel,
+    RequestGovernor,
+    best_k,
+    calibrate,
+)
+from app.serving.drafters import Drafter
+from app.serving.model import MAX_INVARIANT_ROWS, Model
+from app.serving.sampling import SamplingParams, next_token, verify
+
+
+@dataclass
+class Request:
+    prompt: list[int]
+    max_tokens: int
+    params: SamplingParams = field(default_factory=SamplingParams)
+    seed: int | None = None
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class Step:
+    """Tokens produced by one target pass, and what was drafted for it."""
+
+    tokens: list[int]
+    drafted: int = 0
+    accepted: int = 0
+    finish: str | None = None  # "stop" (end of generation), "length", "cancelled"
+
+
+class Engine:
+    """Runs requests against the target, optionally with a drafter and adaptive draft length."""
+
+    def __init__(
+        self,
+        model: Model,
+        drafter: Drafter | None = None,
+        *,
+        k_max: int = 8,
+        adaptive: bool = True,
+        draft_cost: float = 0.0,
+    ) -> None:
+        self.model = model
+        self.drafter = drafter
+        self.k_max = min(k_max, MAX_INVARIANT_ROWS - 1)  # keep verify batches batch-invariant
+        self.adaptive = adaptive
+        self.draft_cost = draft_cost  # cost of drafting one token, relative to a target step
+        self.cost = dict(DEFAULT_COST)
+        self._acceptance: dict[tuple[bool, str], AcceptanceModel] = {}
+
+    def acceptance(self, params: SamplingParams, source: str) -> AcceptanceModel:
+        """Acceptance estimates per (greedy or sampling, draft source), learnt across requests."""
+        key = (params.greedy, source)
+        if key not in self._acceptance:
+            self._acceptance[key] = AcceptanceModel()
+        return self._acceptance[key]
+
+    @property
+    def method(self) -> str:
+        return self.drafter.method if self.drafter else "off"
+
+    def calibrate(self) -> dict[int, float]:
+        """Measure the relative cost of batched passes on this machine (about a second)."""
+        model = self.model
+        model.truncate(0)
+        warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 3)
+        model.decode(warm, 1)
+        base = len(model.cached)
+
+        def run(n: int) -> None:
+            model.decode(warm[:n], n)
+            model.truncate(base)
+
+        self.cost = calibrate(run)
+        return self.cost
+
+    def generate(self, req: Request) -> Iterator[Step]:
+        """Yield one Step per target pass until end of generation, max_tokens or cancellation."""
+        model = self.model
+        model.prefill(req.prompt)
+        rng = np.random.default_rng(req.seed)
+        tokens = list(req.prompt)
+        governor = RequestGovernor(self.cost)
+        if self.drafter is not None:
+            self.drafter.start(req.prompt, req.params, rng)
+        produced = 0
+        while produced < req.max_tokens:
+            if req.cancelled.is_set():
+                yield Step([], finish="cancelled")
+                return
+            room = min(req.max_tokens - produced - 1, model.n_ctx - len(model.cached) - 1)
+            if room < 0:
+                yield Step([], finish="length")
+                return
+            step = self._step(tokens, room, req.params, rng, governor)
+            for i, tok in enumerate(step.tokens):
+                if tok in model.eog:
+                    step.tokens = step.tokens[:i]
+                    step.finish = "stop"
+                    break
+            tokens.extend(step.tokens)
+            produced += len(step.tokens)
+            if step.finish is None and produced >= req.max_tokens:
+                step.finish = "length"
+            yield step
+            if step.finish:
+                return
+
+    def _draft(
+        self, tokens: Sequence[int], room: int, params: SamplingParams, governor: RequestGovernor
+    ) -> tuple[list[int], int, str, np.ndarray | None]:
+        """Drafted tokens (possibly none), the match length and source they rest on, q if sampled."""
+        if self.drafter is None or room <= 0:
+            return [], 0, "", None
+        if not self.adaptive:
+            d = self.drafter.propose(tokens, min(self.k_max, room))
+            return d.tokens, d.match_len, d.source, d.q
+        if not governor.allowed():
+            return [], 0, "", None
+        if self.draft_cost > 0:  # a draft model: decide k before paying for the proposal
+            acceptance = self.acceptance(params, "model")
+            k = min(best_k(acceptance.estimate(16), self.k_max, self.cost, self.draft_cost), room)
+            if k == 0:
+                acceptance.skipped(16)
+                return [], 0, "", None
+            d = self.drafter.propose(tokens, k)
+            return d.tokens, 16, d.source, d.q
+        d = self.drafter.propose(tokens, min(self.k_max, room))
+        if not d.tokens:
+            return [], 0, "", None
+        acceptance = self.acceptance(params, d.source)
+        k = best_k(acceptance.estimate(d.match_len), len(d.tokens), self.cost)
+        if k == 0:
+            acceptance.skipped(d.match_len)
+        return d.tokens[:k], d.match_len, d.source, (d.q[:k] if d.q is not None else None)
+
+    def _step(
+        self,
+        tokens: list[int],
+        room: int,
+        params: SamplingParams,
+        rng: np.random.Generator,
+        governor: RequestGovernor,
+    ) -> Step:
+        model = self.model
+        draft, match_len, source, q = self._draft(tokens, room, params, governor)
+        logits = model.decode([tokens[-1], *draft], len(draft) + 1)
+        if not draft:
+            return Step([next_token(logits[0], params, rng)])
+        n_acc, nxt = verify(logits, draft, params, rng, q)
+        model.truncate(len(model.cached) - (len(draft) - n_acc))
+        self.acceptance(params, source).record(match_len, len(draft), n_acc)
+        governor.record(len(draft), n_acc + 1, self.draft_cost * len(draft))
+        return Step([*draft[:n_acc], nxt], drafted=len(draft), accepted=n_acc)

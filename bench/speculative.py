@@ -1,0 +1,359 @@
+"""Plain vs speculative decoding on a legal workload, measured side by side.
+
+Starts one embedded server per mode (off, ngram, retrieval[, draft]) at the same time and sends
+each request to every server in turn (A B C A B C ...), so that the shared CPU's load hits all
+arms alike. Two workloads:
+- first drafts: statute-heavy Chinese requests the corpus has never seen;
+- re-drafting: the same document types with different field values, after the first run's
+  outputs were saved into the retrieval server's corpus (as a firm's approved outputs).
+It also times llama-cpp-python's own plain generation (Llama.create_chat_completion,
+in-process) on the same prompts, to show the server's overhead.
+
+    .venv/bin/python bench/speculative.py --max-tokens 256 --reps 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+SYSTEM = "你是一名中国数据合规律师。请用简体中文起草，分章节编号，并准确引用法律条文。"
+FIRST_DRAFTS = [
+    "请起草《数据出境安全评估申报表》填写指南，按“一、二、三……”分节，说明申报主体、"
+    "申报材料、评估事项，并引用《数据出境安全评估办法》第四条、第五条、第六条和"
+    "《中华人民共和国个人信息保护法》第三十八条、第四十条。",
+    "请列出保密协议审查要点，引用《中华人民共和国民法典》第五百零一条、第五百零九条，"
+    "以及《中华人民共和国反不正当竞争法》第九条，逐条说明。",
+    "请续写以下合同条款：“第八条 数据安全 8.1 乙方应当按照《中华人民共和国数据安全法》"
+    "第二十七条的规定，建立健全全流程数据安全管理制度……”",
+]
+REDRAFT_TEMPLATE = (
+    "请为{company}起草《数据出境安全评估申报表》填写指南。基本情况：{company}拟向位于{country}"
+    "的境外接收方{recipient}提供{volume}万人的个人信息，用于{purpose}。请按“一、二、三……”分节，"
+    "引用《数据出境安全评估办法》第四条、《个人信息出境标准合同办法》第四条和"
+    "《中华人民共和国个人信息保护法》第三十八条。"
+)
+FIRST_VALUES = [
+    {
+        "company": "上海星河医疗科技有限公司",
+        "country": "新加坡",
+        "recipient": "Helix Health Pte. Ltd.",
+        "volume": "120",
+        "purpose": "跨境临床数据分析",
+    },
+    {
+        "company": "杭州云帆电子商务有限公司",
+        "country": "德国",
+        "recipient": "Nordwind GmbH",
+        "volume": "35",
+        "purpose": "海外订单履约",
+    },
+]
+REDRAFT_VALUES = [
+    {
+        "company": "深圳远景医疗器械有限公司",
+        "country": "日本",
+        "recipient": "Sakura Medical K.K.",
+        "volume": "80",
+        "purpose": "医疗器械不良事件监测",
+    },
+    {
+        "company": "苏州华链电子商务有限公司",
+        "country": "法国",
+        "recipient": "Lumière SAS",
+        "volume": "42",
+        "purpose": "跨境客户服务",
+    },
+]
+
+
+FIRST_DRAFTS_EN = [
+    "Draft a filing guide for the Security Assessment Application Form for outbound data "
+    "transfers. Use numbered sections covering who must apply, the documents required and the "
+    "assessment criteria, citing Articles 4, 5 and 6 of the Measures for the Security Assessment "
+    "of Outbound Data Transfers and Articles 38 and 40 of the Personal Information Protection Law.",
+    "List the key review points of a confidentiality agreement under Articles 501 and 509 of the "
+    "PRC Civil Code and Article 9 of the Anti-Unfair Competition Law, one numbered point each.",
+    "Continue this contract clause: 'Article 8 Data Security. 8.1 The Processor shall, in "
+    "accordance with Article 27 of the Data Security Law, establish a data security management "
+    "system covering the whole data lifecycle...'",
+]
+REDRAFT_TEMPLATE_EN = (
+    "Draft a filing guide for {company_en}'s application for a security assessment of an outbound "
+    "data transfer. {company_en} plans to provide personal information of {volume}0,000 "
+    "individuals to {recipient} in {country_en} for {purpose_en}. Use numbered sections and cite "
+    "Article 4 of the Measures for the Security Assessment of Outbound Data Transfers and "
+    "Article 38 of the Personal Information Protection Law."
+)
+EN_VALUES = {
+    "上海星河医疗科技有限公司": (
+        "Shanghai Xinghe Medical Technology Co., Ltd.",
+        "Singapore",
+        "cross-border clinical data analysis",
+    ),
+    "杭州云帆电子商务有限公司": (
+        "Hangzhou Yunfan E-commerce Co., Ltd.",
+        "Germany",
+        "overseas order fulfilment",
+    ),
+    "深圳远景医疗器械有限公司": (
+        "Shenzhen Yuanjing Medical Devices Co., Ltd.",
+        "Japan",
+        "adverse-event monitoring of medical devices",
+    ),
+    "苏州华链电子商务有限公司": (
+        "Suzhou Hualian E-commerce Co., Ltd.",
+        "France",
+        "cross-border customer service",
+    ),
+}
+
+
+def _prompts(values: dict[str, str]) -> list[str]:
+    """The re-drafting request for one set of field values, in Chinese and in English."""
+    company_en, country_en, purpose_en = EN_VALUES[values["company"]]
+    en = {"company_en": company_en, "country_en": country_en, "purpose_en": purpose_en}
+    return [REDRAFT_TEMPLATE.format(**values), REDRAFT_TEMPLATE_EN.format(**values, **en)]
+
+
+def _messages(user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def server(mode: str, *args: str) -> Iterator[str]:
+    """A `lexspec serve` subprocess; yields its root URL once healthy."""
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "serve",
+        "--port",
+        str(port),
+        "--speculative",
+        mode,
+        *args,
+    ]
+    log = open(os.devnull, "wb")  # noqa: SIM115
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    root = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{mode} server exited with {proc.returncode}")
+            try:
+                if httpx.get(f"{root}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{mode} server did not start")
+            time.sleep(0.3)
+        yield root
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+def chat(root: str, messages: list[dict[str, str]], max_tokens: int) -> dict:
+    body = {"messages": messages, "temperature": 0, "max_tokens": max_tokens}
+    t0 = time.perf_counter()
+    r = httpx.post(f"{root}/v1/chat/completions", json=body, timeout=600)
+    r.raise_for_status()
+    out = r.json()
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+def drafts_total(root: str) -> float:
+    for line in httpx.get(f"{root}/metrics").text.splitlines():
+        if line.startswith("vllm:spec_decode_num_drafts_total{"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+class Arm:
+    """Accumulated numbers for one server on one workload."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.seconds = 0.0
+        self.draft = 0
+        self.accepted = 0
+        self.drafts = 0.0
+        self.identical = 0
+        self.n = 0
+        self.ratios: list[
+            float
+        ] = []  # per request: tok/s over the plain server's on the same prompt
+
+    def add(self, r: dict, same: bool) -> None:
+        self.tokens += r["usage"]["completion_tokens"]
+        self.seconds += r["wall_s"]
+        self.draft += r["spec_decode"]["draft_tokens"]
+        self.accepted += r["spec_decode"]["accepted_tokens"]
+        self.identical += same
+        self.n += 1
+
+    @property
+    def tok_s(self) -> float:
+        return self.tokens / self.seconds if self.seconds else 0.0
+
+
+def run_workload(
+    roots: dict[str, str], prompts: list[list[dict[str, str]]], args: argparse.Namespace
+) -> dict[str, Arm]:
+    arms = {mode: Arm() for mode in roots}
+    before = {mode: drafts_total(root) for mode, root in roots.items()}
+    for rep in range(args.reps):
+        for i, messages in enumerate(prompts):
+            order = list(roots) if (rep + i) % 2 == 0 else list(reversed(roots))
+            results = {mode: chat(roots[mode], messages, args.max_tokens) for mode in order}
+            plain_text = results["off"]["choices"][0]["message"]["content"]
+            plain_speed = results["off"]["usage"]["completion_tokens"] / results["off"]["wall_s"]
+            for mode, r in results.items():
+                arms[mode].add(r, r["choices"][0]["message"]["content"] == plain_text)
+                speed = r["usage"]["completion_tokens"] / r["wall_s"]
+                arms[mode].ratios.append(speed / plain_speed)
+            print(
+                f"  rep {rep} prompt {i}: "
+                + ", ".join(
+                    f"{m} {r['usage']['completion_tokens'] / r['wall_s']:.0f} tok/s"
+                    for m, r in results.items()
+                ),
+                flush=True,
+            )
+    for mode, root in roots.items():
+        arms[mode].drafts = drafts_total(root) - before[mode]
+    return arms
+
+
+def raw_llama(
+    prompts: list[list[dict[str, str]]], args: argparse.Namespace, plain_root: str
+) -> tuple[float, float]:
+    """tok/s of Llama.create_chat_completion in-process vs the plain server, interleaved."""
+    import llama_cpp
+
+    from app.config import get_settings
+
+    s = get_settings()
+    llm = llama_cpp.Llama(
+        model_path=str(s.resolved_model_path),
+        n_ctx=s.n_ctx,
+        n_threads=s.n_threads,
+        n_threads_batch=s.n_threads,
+        verbose=False,
+        chat_format="chat_template.default",
+    )
+    raw_tok = raw_s = srv_tok = srv_s = 0.0
+    for _ in range(args.reps):
+        for messages in prompts:
+            t0 = time.perf_counter()
+            out = llm.create_chat_completion(
+                messages, temperature=0, max_tokens=args.max_tokens, repeat_penalty=1.0
+            )
+            raw_s += time.perf_counter() - t0
+            raw_tok += out["usage"]["completion_tokens"]
+            r = chat(plain_root, messages, args.max_tokens)
+            srv_s += r["wall_s"]
+            srv_tok += r["usage"]["completion_tokens"]
+    llm.close()
+    return raw_tok / raw_s, srv_tok / srv_s
+
+
+def table(name: str, arms: dict[str, Arm]) -> list[str]:
+    rows = [
+        "| workload | mode | tok/s | × plain | worst request × plain | acceptance rate "
+        "| mean acceptance length | identical to plain |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for mode, a in arms.items():
+        plain = arms["off"].tok_s
+        rate = f"{a.accepted / a.draft:.2f}" if a.draft else "–"
+        mal = f"{1 + a.accepted / a.drafts:.2f}" if a.drafts else "–"
+        rows.append(
+            f"| {name} | {mode} | {a.tok_s:.1f} | {a.tok_s / plain:.2f} | {min(a.ratios):.2f} "
+            f"| {rate} | {mal} | {a.identical}/{a.n} |"
+        )
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--k", type=int, default=16, help="--num-speculative-tokens for every arm")
+    parser.add_argument(
+        "--with-draft", action="store_true", help="also the target as its own draft model"
+    )
+    parser.add_argument("--json", type=Path, help="write the raw numbers here")
+    args = parser.parse_args()
+    k = ("--num-speculative-tokens", str(args.k))
+    first = [_messages(p) for p in FIRST_DRAFTS + FIRST_DRAFTS_EN]
+    seed = [_messages(p) for v in FIRST_VALUES for p in _prompts(v)]
+    redraft = [_messages(p) for v in REDRAFT_VALUES for p in _prompts(v)]
+    with tempfile.TemporaryDirectory() as corpus, ExitStack() as stack:
+        roots = {"off": stack.enter_context(server("off"))}
+        roots["ngram"] = stack.enter_context(server("ngram", *k))
+        roots["retrieval"] = stack.enter_context(server("retrieval", "--corpus", corpus, *k))
+        if args.with_draft:
+            from app.config import get_settings
+
+            gguf = str(get_settings().resolved_model_path)
+            roots["draft"] = stack.enter_context(server("draft", "--draft-model", gguf, *k))
+        results: dict[str, dict[str, Arm]] = {}
+        for name, prompts in (("first drafts (zh)", first[:3]), ("first drafts (en)", first[3:])):
+            print(name, flush=True)
+            results[name] = run_workload(roots, prompts, args)
+        print("first run of the document type (its outputs become the corpus)", flush=True)
+        for i, messages in enumerate(seed):
+            text = chat(roots["off"], messages, args.max_tokens)["choices"][0]["message"]["content"]
+            (Path(corpus) / f"approved-{i}.md").write_text(text, encoding="utf-8")
+        time.sleep(2.5)  # the retrieval server re-reads its corpus at most every 2 s
+        for name, prompts in (
+            ("re-drafting (zh)", redraft[0::2]),
+            ("re-drafting (en)", redraft[1::2]),
+        ):
+            print(name, flush=True)
+            results[name] = run_workload(roots, prompts, args)
+        print("server overhead against llama-cpp-python", flush=True)
+        raw, srv = raw_llama([first[0], first[3], redraft[1]], args, roots["off"])
+    lines = table("", {})[:2]
+    for name, arms in results.items():
+        lines += table(name, arms)[2:]
+    print("\n".join(lines))
+    print(
+        f"\nllama-cpp-python create_chat_completion: {raw:.1f} tok/s; plain server: {srv:.1f} tok/s "
+        f"({srv / raw:.2f}×)"
+    )
+    if args.json:
+        data = {w: {m: vars(a) for m, a in arms.items()} for w, arms in results.items()}
+        args.json.write_text(json.dumps(data | {"raw_tok_s": raw, "server_tok_s": srv}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

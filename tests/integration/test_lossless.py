@@ -1,0 +1,102 @@
+"""Losslessness: at temperature 0 every speculative mode emits exactly the plain server's tokens.
+
+Two numerical effects had to be removed first (measured on SmolLM2-135M Q4_1, CPU):
+- With llama.cpp's default (non-flash) attention, rows of a batched verify pass differed from
+  single-token rows by up to ~0.5 in the logits (57 of 120 rows in a probe), which flipped
+  near-tied argmaxes in 2 of 5 prompts within 64 tokens. With flash attention the rows are
+  bit-identical for any batch below 32 rows, so the engine runs the target with it.
+- Batches of >= 32 rows take another CPU kernel path whose numerics differ, so the KV cache of
+  a prompt depended on how it was split (i.e. on what the previous request left cached): even
+  plain decoding was not reproducible across requests. Prompts are therefore prefilled in
+  chunks ending at fixed positions (multiples of 128) and KV reuse stops at such a boundary.
+With both, this test demands identical text, and the drafters must actually have drafted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.config import get_settings
+from tests.servers import embedded_server
+
+pytestmark = pytest.mark.integration
+
+PROMPTS = [
+    "List the days of the week, then list them again.",
+    "Write a short confidentiality clause for a software licence agreement.",
+    "请写一份《数据出境安全评估申报表》填写指南，引用《数据出境安全评估办法》第四条。",
+    "Explain what a data processor must do before transferring personal information abroad.",
+    "Repeat exactly three times: Article 1. The data processor shall apply for a security assessment.",
+]
+
+
+def _chat(base_url: str, prompt: str) -> dict:
+    body = {"messages": [{"role": "user", "content": prompt}], "temperature": 0, "max_tokens": 64}
+    r = httpx.post(f"{base_url}/chat/completions", json=body, timeout=120)
+    r.raise_for_status()
+    return r.json()
+
+
+@pytest.fixture(scope="module")
+def plain_outputs(plain_llm_base_url: str) -> list[str]:
+    return [_chat(plain_llm_base_url, p)["choices"][0]["message"]["content"] for p in PROMPTS]
+
+
+@pytest.fixture(scope="module")
+def retrieval_url(
+    plain_outputs: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A retrieval server whose corpus holds earlier (slightly edited) outputs, as in re-drafting."""
+    corpus = tmp_path_factory.mktemp("corpus")
+    for i, text in enumerate(plain_outputs):
+        (corpus / f"approved-{i}.md").write_text(text.replace("the", "this", 1), encoding="utf-8")
+    with embedded_server("retrieval", "--corpus", str(corpus)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def draft_url() -> Iterator[str]:
+    """The target as its own draft model, drafting K=4 every step (no adaptive switch-off)."""
+    gguf = str(get_settings().resolved_model_path)
+    with embedded_server(
+        "draft", "--draft-model", gguf, "--num-speculative-tokens", "4", "--fixed-k"
+    ) as url:
+        yield url
+
+
+def _check_identical(base_url: str, plain_outputs: list[str], method: str) -> None:
+    drafted = 0
+    for prompt, expected in zip(PROMPTS, plain_outputs, strict=True):
+        r = _chat(base_url, prompt)
+        assert r["choices"][0]["message"]["content"] == expected, prompt
+        assert r["spec_decode"]["method"] == method
+        drafted += r["spec_decode"]["draft_tokens"]
+    assert drafted > 0, "the drafter never drafted: the comparison would prove nothing"
+
+
+def test_ngram_is_lossless(llm_base_url: str, plain_outputs: list[str]) -> None:
+    _check_identical(llm_base_url, plain_outputs, "ngram")
+
+
+def test_retrieval_is_lossless(retrieval_url: str, plain_outputs: list[str]) -> None:
+    _check_identical(retrieval_url, plain_outputs, "retrieval")
+
+
+def test_draft_model_is_lossless(draft_url: str, plain_outputs: list[str]) -> None:
+    _check_identical(draft_url, plain_outputs, "draft_model")
+
+
+def test_corpus_is_reread_when_it_changes(plain_outputs: list[str], tmp_path: Path) -> None:
+    """A new approved output is picked up without a restart (drafts then come from it)."""
+    with embedded_server("retrieval", "--corpus", str(tmp_path)) as url:
+        before = _chat(url, PROMPTS[1])["spec_decode"]
+        (tmp_path / "new.md").write_text(plain_outputs[1], encoding="utf-8")
+        time.sleep(2.5)  # the corpus is checked at most every 2 s
+        after = _chat(url, PROMPTS[1])
+    assert after["choices"][0]["message"]["content"] == plain_outputs[1]
+    assert after["spec_decode"]["accepted_tokens"] > before["accepted_tokens"]
