@@ -10,6 +10,7 @@ run: install
 test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 install: $(VENV)/.installed

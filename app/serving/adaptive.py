@@ -1,13 +1,17 @@
 """Choosing the draft length per step so that speculation pays on a compute-bound CPU.
 
-On a CPU one target pass over n tokens costs far more than a single-token pass (measured
-about 1.5x at n=2, 1.75x at n=4, 2.3x at n=8, 2.9x at n=16 for SmolLM2-135M with flash
-attention, on an idle machine), so a wasted
-draft is expensive. For each step we estimate the per-token acceptance probability `a` of
-the proposal (by how long its anchoring match is, learnt online across requests) and pick
-the k that maximises expected tokens per unit cost, (1 - a^(k+1)) / (1 - a) / cost(k+1);
-k = 0 (no draft) whenever nothing beats plain decoding. A request whose drafts stop paying
-is switched to plain decoding for a cool-down that doubles each time.
+On a CPU one target pass over n tokens costs far more than a single-token pass, and more so
+the longer the context: llama.cpp's CPU flash-attention kernel handles every row of a batch on
+its own, so attention costs rows x context while the weight matmuls are shared. Measured for
+SmolLM2-135M (2 threads, idle machine): a 16-row pass costs about 4.6 single-token passes at
+100 tokens of context and 7.8 at 500. `PassCost` models this as
+cost(n, L) = (table(n) + n * x) / (1 + x) with x = per_token * (L - base), the table and
+per_token calibrated at start-up. For each step we estimate the per-token acceptance
+probability `a` of the proposal (by how long its anchoring match is, learnt online across
+requests) and pick the k that maximises expected tokens per unit cost,
+(1 - a^(k+1)) / (1 - a) / cost(k+1, L); k = 0 (no draft) whenever nothing beats plain
+decoding. A request whose drafts stop paying is switched to plain decoding for a cool-down
+that doubles each time.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ import itertools
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 # relative cost of one target pass over n tokens (n = k drafts + 1); calibrated at start-up
-DEFAULT_COST = {1: 1.0, 2: 1.5, 4: 1.75, 8: 2.3, 16: 2.9}
+DEFAULT_COST = {1: 1.0, 2: 1.5, 4: 1.75, 8: 2.3, 16: 2.9}  # at ~150 tokens of context
+DEFAULT_COST_FAR = {1: 1.0, 2: 1.5, 4: 2.0, 8: 2.8, 16: 4.4}  # at ~600 tokens of context
 BUCKETS = (0, 4, 8, 16, 32)  # match-length bucket lower bounds
 PRIOR = (0.55, 0.7, 0.85, 0.92, 0.95)  # prior acceptance per bucket
 PRIOR_WEIGHT = 8.0
@@ -39,8 +45,43 @@ def interpolate(cost: dict[int, float], n: int) -> float:
     return cost[lo] + (cost[hi] - cost[lo]) * (n - lo) / (hi - lo)
 
 
+@dataclass(frozen=True)
+class PassCost:
+    """Relative cost of a target pass over n rows at context length L (1.0: one row at L).
+
+    Two tables measured at context lengths `near` and `far`, linearly interpolated in L
+    (extrapolated up to twice the gap beyond `far`).
+    """
+
+    near_table: dict[int, float] = field(default_factory=lambda: dict(DEFAULT_COST))
+    far_table: dict[int, float] = field(default_factory=lambda: dict(DEFAULT_COST_FAR))
+    near: int = 150
+    far: int = 600
+
+    def __call__(self, n: int, context: int = 0) -> float:
+        w = min(max((context - self.near) / max(self.far - self.near, 1), 0.0), 3.0)
+        lo, hi = interpolate(self.near_table, n), interpolate(self.far_table, n)
+        return max(lo + (hi - lo) * w, 1.0)
+
+
+def paired_ratio(decode_n: Callable[[int], None], n: int, pairs: int) -> float:
+    """Median time of an n-row pass over a 1-row pass, timed back to back."""
+    ratios = []
+    for _ in range(pairs):
+        t0 = time.perf_counter()
+        decode_n(1)
+        t1 = time.perf_counter()
+        decode_n(n)
+        t2 = time.perf_counter()
+        ratios.append((t2 - t1) / max(t1 - t0, 1e-6))
+    return statistics.median(ratios)
+
+
 def calibrate(
-    decode_n: Callable[[int], None], sizes: tuple[int, ...] = (2, 4, 8, 16), pairs: int = 7
+    decode_n: Callable[[int], None],
+    sizes: tuple[int, ...] = (2, 4, 8, 16),
+    pairs: int = 7,
+    default: dict[int, float] = DEFAULT_COST,
 ) -> dict[int, float]:
     """Relative cost of a pass over n tokens: median of paired (n-token / 1-token) timings.
 
@@ -49,16 +90,8 @@ def calibrate(
     """
     cost = {1: 1.0}
     for n in sizes:
-        ratios = []
-        for _ in range(pairs):
-            t0 = time.perf_counter()
-            decode_n(1)
-            t1 = time.perf_counter()
-            decode_n(n)
-            t2 = time.perf_counter()
-            ratios.append((t2 - t1) / max(t1 - t0, 1e-6))
-        ref = interpolate(DEFAULT_COST, n)
-        cost[n] = min(max(statistics.median(ratios), ref / 1.5, 1.0), ref * 1.5)
+        ref = interpolate(default, n)
+        cost[n] = min(max(paired_ratio(decode_n, n, pairs), ref / 1.5, 1.0), ref * 1.5)
     for a, b in itertools.pairwise(sorted(cost)):  # monotone despite timing noise
         cost[b] = max(cost[b], cost[a])
     return cost
@@ -98,11 +131,13 @@ def expected_tokens(a: float, k: int) -> float:
     return float(k + 1) if a >= 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
 
 
-def best_k(a: float, k_max: int, cost: dict[int, float], extra_cost_per_draft: float = 0.0) -> int:
+def best_k(
+    a: float, k_max: int, cost: PassCost, extra_cost_per_draft: float = 0.0, context: int = 0
+) -> int:
     """The k in 0..k_max with the highest expected tokens per unit cost (0: do not draft)."""
     best, best_value = 0, 1.0
     for k in range(1, k_max + 1):
-        value = expected_tokens(a, k) / (interpolate(cost, k + 1) + extra_cost_per_draft * k)
+        value = expected_tokens(a, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
         if value > best_value:
             best, best_value = k, value
     return best if best_value > MIN_GAIN else 0
@@ -111,7 +146,7 @@ def best_k(a: float, k_max: int, cost: dict[int, float], extra_cost_per_draft: f
 class RequestGovernor:
     """Per request: switch drafting off for a while when realised gain falls below plain."""
 
-    def __init__(self, cost: dict[int, float], window: int = 6) -> None:
+    def __init__(self, cost: PassCost, window: int = 6) -> None:
         self.cost = cost
         self.window = window
         self.tokens = 0.0
@@ -126,9 +161,9 @@ class RequestGovernor:
             return False
         return True
 
-    def record(self, k: int, produced: int, extra_cost: float = 0.0) -> None:
+    def record(self, k: int, produced: int, extra_cost: float = 0.0, context: int = 0) -> None:
         self.tokens += produced
-        self.spent += interpolate(self.cost, k + 1) + extra_cost
+        self.spent += self.cost(k + 1, context) + extra_cost
         self.steps += 1
         if self.steps >= self.window:
             if self.tokens / self.spent < 1.0:

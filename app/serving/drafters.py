@@ -79,8 +79,22 @@ class NgramIndex:
                 and (tokens[j - match - 1] == tokens[size - match - 1])
             ):
                 match += 1
-            return Draft(list(tokens[j : min(j + k, size)]), match_len=match)
+            return Draft(continue_from(tokens, j, k), match_len=match)
         return Draft([])
+
+
+def continue_from(tokens: Sequence[int], j: int, k: int) -> list[int]:
+    """Up to k tokens copied from position j on, running on through the copy itself.
+
+    When the match is recent (a repetitive passage), its continuation reaches the end of the
+    context after a few tokens; copying on through what was just drafted continues the cycle,
+    so a loop of period p yields k tokens instead of p.
+    """
+    size = len(tokens)
+    out = list(tokens[j : min(j + k, size)])
+    while len(out) < k:
+        out.append(out[j + len(out) - size])
+    return out
 
 
 class NgramDrafter:

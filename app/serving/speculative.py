@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.serving.adaptive import (
-    DEFAULT_COST,
+    DEFAULT_COST_FAR,
     AcceptanceModel,
+    PassCost,
     RequestGovernor,
     best_k,
     calibrate,
@@ -61,7 +62,7 @@ class Engine:
         self.k_max = min(k_max, MAX_INVARIANT_ROWS - 1)  # keep verify batches batch-invariant
         self.adaptive = adaptive
         self.draft_cost = draft_cost  # cost of drafting one token, relative to a target step
-        self.cost = dict(DEFAULT_COST)
+        self.cost = PassCost()
         self._acceptance: dict[tuple[bool, str], AcceptanceModel] = {}
 
     def acceptance(self, params: SamplingParams, source: str) -> AcceptanceModel:
@@ -75,19 +76,24 @@ class Engine:
     def method(self) -> str:
         return self.drafter.method if self.drafter else "off"
 
-    def calibrate(self) -> dict[int, float]:
-        """Measure the relative cost of batched passes on this machine (about a second)."""
+    def calibrate(self) -> PassCost:
+        """Measure the relative cost of batched passes on this machine (a second or two)."""
         model = self.model
         model.truncate(0)
-        warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 3)
-        model.decode(warm, 1)
-        base = len(model.cached)
+        warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 12)
+        short = len(warm) // 4
 
         def run(n: int) -> None:
             model.decode(warm[:n], n)
             model.truncate(base)
 
-        self.cost = calibrate(run)
+        model.decode(warm[:short], 1)
+        base = len(model.cached)
+        near = calibrate(run)
+        model.decode(warm[short:], 1)  # the same passes deep into a context: attention grows
+        far_len, base = base, len(model.cached)
+        far = calibrate(run, pairs=5, default=DEFAULT_COST_FAR)
+        self.cost = PassCost(near, far, far_len, base)
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:
@@ -135,7 +141,8 @@ class Engine:
             return [], 0, "", None
         if self.draft_cost > 0:  # a draft model: decide k before paying for the proposal
             acceptance = self.acceptance(params, "model")
-            k = min(best_k(acceptance.estimate(16), self.k_max, self.cost, self.draft_cost), room)
+            estimate = acceptance.estimate(16)
+            k = min(best_k(estimate, self.k_max, self.cost, self.draft_cost, len(tokens)), room)
             if k == 0:
                 acceptance.skipped(16)
                 return [], 0, "", None
@@ -145,7 +152,7 @@ class Engine:
         if not d.tokens:
             return [], 0, "", None
         acceptance = self.acceptance(params, d.source)
-        k = best_k(acceptance.estimate(d.match_len), len(d.tokens), self.cost)
+        k = best_k(acceptance.estimate(d.match_len), len(d.tokens), self.cost, 0.0, len(tokens))
         if k == 0:
             acceptance.skipped(d.match_len)
         return d.tokens[:k], d.match_len, d.source, (d.q[:k] if d.q is not None else None)
@@ -166,5 +173,5 @@ class Engine:
         n_acc, nxt = verify(logits, draft, params, rng, q)
         model.truncate(len(model.cached) - (len(draft) - n_acc))
         self.acceptance(params, source).record(match_len, len(draft), n_acc)
-        governor.record(len(draft), n_acc + 1, self.draft_cost * len(draft))
+        governor.record(len(draft), n_acc + 1, self.draft_cost * len(draft), len(tokens))
         return Step([*draft[:n_acc], nxt], drafted=len(draft), accepted=n_acc)
