@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import httpx
-
 from app.config import REPO_ROOT, Settings, get_settings
+from app.serving import process
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,46 +43,14 @@ def _pick_port(host: str, port: int) -> int:
 
 def _prepare_database(settings: Settings) -> None:
     """Apply migrations and create the first admin, printing its one-time password once."""
-    try:
-        from app.database import session_scope
-        from audit.users import ensure_first_admin
-    except ImportError:  # the audit layer is optional while it is being built
-        return
+    from app.accounts import first_run_admin
+
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    with session_scope() as session:
-        password = ensure_first_admin(session=session)
+    password = first_run_admin()
     if password:
         print("\n  First run: created user 'admin' / 首次运行，已创建管理员 admin")
         print(f"  One-time password / 一次性密码: {password}")
         print("  (shown once; you will be asked to change it at first sign-in)\n")
-
-
-def _wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout_s: float = 180) -> None:
-    deadline = time.monotonic() + timeout_s
-    print("  loading the model ", end="", flush=True)
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"\nthe model server exited with status {proc.returncode}")
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                print(" ready")
-                return
-        except httpx.HTTPError:
-            pass
-        print(".", end="", flush=True)
-        time.sleep(0.5)
-    raise SystemExit(f"\nthe model server did not become healthy within {timeout_s:.0f}s")
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -99,11 +65,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"==> starting the embedded model server ({settings.speculative} speculation)")
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "app.cli", "serve", "--host", host, "--port", str(port)],
+                    process.serve_command(port, host=host),
                     cwd=REPO_ROOT,
                 )
             )
-            _wait_healthy(base, procs[0])
+            print("  loading the model (a first start may take a minute) ...", flush=True)
+            try:
+                process.wait_healthy(f"{base}/health", procs[0])
+            except process.StartError as exc:
+                raise SystemExit(f"the model server did not start: {exc}") from exc
             env["LEXSPEC_LLM_BASE_URL"] = f"{base}/v1"
         _prepare_database(settings)
         app_port = _pick_port("127.0.0.1", args.app_port or settings.app_port)
@@ -137,4 +107,4 @@ def _run(args: argparse.Namespace) -> int:
         print("\n==> stopping")
         return 0
     finally:
-        _stop(procs)
+        process.stop(procs)

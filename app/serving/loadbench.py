@@ -9,12 +9,9 @@ embedded server once per num_speculative_tokens on free ports.
 from __future__ import annotations
 
 import json
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -24,6 +21,7 @@ from typing import Any
 import httpx
 
 from app.config import EndpointConfig
+from app.serving import process
 from app.serving.metrics_parse import derive, scrape
 
 Messages = list[dict[str, str]]
@@ -265,44 +263,17 @@ def identical_rate(a: LevelResult, b: LevelResult) -> float | None:
     return sum(a.texts[i] == b.texts[i] for i in common) / len(common)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
-def embedded_server(k: int, *, speculative: str = "ngram", timeout_s: float = 120.0):  # type: ignore[no-untyped-def]
+def embedded_server(k: int, *, speculative: str = "ngram") -> Iterator[str]:
     """Start `lexspec serve --num-speculative-tokens K` on a free loopback port; yield its /v1 URL."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--speculative", speculative, "--num-speculative-tokens", str(k), "--fixed-k"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    args = ("--speculative", speculative, "--num-speculative-tokens", str(k), "--fixed-k")
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if proc.poll() is not None:
-                err = proc.stderr.read().decode(errors="replace")[-500:] if proc.stderr else ""
-                raise BenchError(
-                    f"内置服务启动失败 / embedded server failed to start (K={k}): {err}"
-                )
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise BenchError(f"内置服务未就绪 / embedded server not ready (K={k})")
-            time.sleep(0.3)
-        yield f"{base}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        with process.embedded_server(*args) as url:
+            yield url
+    except process.StartError as exc:
+        raise BenchError(
+            f"内置服务启动失败 / embedded server failed to start (K={k}): {exc}"
+        ) from exc
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,15 @@ talking to the real embedded LLM server, driven by a headless system Chromium.""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.servers import REPO, free_port
+from app.serving import process
+from tests.servers import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,20 +34,6 @@ class RunningApp:
     env: dict[str, str]
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/_stcore/health", timeout=1).text == "ok":
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not become healthy: {log.read_text()[-2000:]}")
-
-
 @pytest.fixture(scope="module")
 def running_app(
     llm_base_url: str, tmp_path_factory: pytest.TempPathFactory
@@ -65,24 +49,16 @@ def running_app(
         "LEXSPEC_LANG": "zh",
     }
     port = free_port()
-    log = data / "streamlit.log"
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(Path("app") / "main.py"),
         "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc, log)
+    with process.running(
+        cmd, f"{url}/_stcore/health", log=data / "streamlit.log", env=env, accept="ok"
+    ):
         yield RunningApp(url, database_url, env)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="module")
