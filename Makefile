@@ -2,7 +2,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test install install-dev lint browser test-vllm bench docs-images clean
+.PHONY: run test install install-dev lint browser test-vllm bench screenshots clean
 
 run: install
 	$(BIN)/lexspec run
@@ -39,6 +39,10 @@ test-vllm: install-dev
 bench: install-dev
 	$(BIN)/python bench/speculative.py
 	$(BIN)/python bench/validation.py
+
+# Refresh the screenshots in docs/images/ (the browser tests take them).
+screenshots: install-dev browser
+	LEXSPEC_SCREENSHOT_DIR=docs/images $(BIN)/python -m pytest tests/e2e -q
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -1,8 +1,12 @@
 """The app in a real browser: a drafter streams and stops a draft; a reviewer scores a
-blinded draft; an admin watches the Monitor page. Screenshots go to docs/images/."""
+blinded draft; an admin watches the Monitor page.
+
+Screenshots go to LEXSPEC_SCREENSHOT_DIR when it is set (`make screenshots` writes the ones
+in docs/images/), otherwise into the test's own .data folder."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -15,7 +19,8 @@ from tests.e2e.conftest import PASSWORD, RunningApp
 from tests.servers import REPO
 
 pytestmark = pytest.mark.e2e
-IMAGES = REPO / "docs" / "images"
+IMAGES = Path(os.environ.get("LEXSPEC_SCREENSHOT_DIR") or REPO / ".data" / "screenshots")
+FLAWED_GUIDE = REPO / "tests" / "unit" / "validation_fixtures" / "guide_flawed.md"
 DRAFT_LENGTH = "(() => { const e = document.querySelector('.lx-draft'); return e ? e.innerText.length : 0; })()"
 
 
@@ -70,6 +75,14 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     assert len(partial) >= first
     page.get_by_role("button", name="下载 DOCX（含批注）").wait_for()
     assert page.locator(".lx-draft").count() == 1  # the highlighted text, findings beside it
+
+    # the lawyer rewrites the draft: the checks follow the edited text
+    editor = page.get_by_label("草稿（可编辑）")
+    editor.fill(FLAWED_GUIDE.read_text(encoding="utf-8"))
+    editor.press("Control+Enter")
+    page.get_by_text("已于2021-01-01废止").first.wait_for(timeout=60_000)
+    page.locator(".lx-draft mark").first.wait_for()
+    assert page.locator(".lx-draft mark").count() >= 5  # each finding highlighted in place
     page.get_by_text("检查结果标注").scroll_into_view_if_needed()
     shot(page, "draft.png")
 
