@@ -247,17 +247,9 @@ def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
         f"{text('doc_type', lang)}: {report.doc_type} · "
         + " / ".join(f"{a} ({e})" for a, e in zip(report.arms, report.endpoints, strict=True))
     )
-    doc.add_paragraph(
-        text("summary", lang).format(
-            cases=report.n_cases,
-            reviewers=len(report.reviewers),
-            done=report.verdicts_in,
-            total=report.verdicts_expected,
-        )
-    )
+    doc.add_paragraph(summary_line(report, lang))
     if report.unblinded_at is not None:
-        when = report.unblinded_at.strftime("%Y-%m-%d %H:%M UTC")
-        doc.add_paragraph(text("early", lang).format(who=report.unblinded_by, when=when))
+        doc.add_paragraph(early_unblinding_line(report, lang))
     header, rows = summary_header(lang), summary_rows(report, lang)
     table = doc.add_table(rows=1 + len(rows), cols=len(header))
     table.style = "Table Grid"
@@ -273,3 +265,19 @@ def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
     out = io.BytesIO()
     doc.save(out)
     return out.getvalue()
+
+
+def summary_line(report: StudyReport, lang: str) -> str:
+    """How many cases, reviewers and verdicts the report covers."""
+    return text("summary", lang).format(
+        cases=report.n_cases,
+        reviewers=len(report.reviewers),
+        done=report.verdicts_in,
+        total=report.verdicts_expected,
+    )
+
+
+def early_unblinding_line(report: StudyReport, lang: str) -> str:
+    """Who unblinded the study before every verdict was in, and when (UTC)."""
+    when = f"{report.unblinded_at:%Y-%m-%d %H:%M} UTC" if report.unblinded_at else "—"
+    return text("early", lang).format(who=report.unblinded_by, when=when)

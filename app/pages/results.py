@@ -42,20 +42,19 @@ def _chart(report: Any, ui_lang: str) -> None:
 
 
 def _report(report: Any) -> None:
-    from app.study_report import report_csv, report_docx, summary_header, summary_rows, text
+    from app.study_report import (
+        early_unblinding_line,
+        report_csv,
+        report_docx,
+        summary_header,
+        summary_line,
+        summary_rows,
+    )
 
     ui_lang = lang()
-    st.caption(
-        text("summary", ui_lang).format(
-            cases=report.n_cases,
-            reviewers=len(report.reviewers),
-            done=report.verdicts_in,
-            total=report.verdicts_expected,
-        )
-    )
+    st.caption(summary_line(report, ui_lang))
     if report.unblinded_at is not None:
-        when = f"{report.unblinded_at:%Y-%m-%d %H:%M}"
-        st.warning(text("early", ui_lang).format(who=report.unblinded_by, when=when))
+        st.warning(early_unblinding_line(report, ui_lang))
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
     st.dataframe(table, hide_index=True, use_container_width=True)
     _chart(report, ui_lang)
