@@ -3,15 +3,14 @@
 On a CPU one target pass over n tokens costs far more than a single-token pass, and more so
 the longer the context: llama.cpp's CPU flash-attention kernel handles every row of a batch on
 its own, so attention costs rows x context while the weight matmuls are shared. Measured for
-SmolLM2-135M (2 threads, idle machine): a 16-row pass costs about 4.6 single-token passes at
-100 tokens of context and 7.8 at 500. `PassCost` models this as
-cost(n, L) = (table(n) + n * x) / (1 + x) with x = per_token * (L - base), the table and
-per_token calibrated at start-up. For each step we estimate the per-token acceptance
-probability `a` of the proposal (by how long its anchoring match is, learnt online across
-requests) and pick the k that maximises expected tokens per unit cost,
-(1 - a^(k+1)) / (1 - a) / cost(k+1, L); k = 0 (no draft) whenever nothing beats plain
-decoding. A request whose drafts stop paying is switched to plain decoding for a cool-down
-that doubles each time.
+SmolLM2-135M (2 threads, idle machine): a 17-row pass costs about 3.9 single-token passes at
+150 tokens of context and 5.3-5.9 at 550-750. `PassCost` holds cost tables calibrated at
+start-up at two context lengths and interpolates between them. For each step we estimate the
+per-token acceptance probability `a` of the proposal (by how long its anchoring match is, and
+whether it follows a corrected token; learnt online across requests) and pick the k that
+maximises expected tokens per unit cost, (1 - a^(k+1)) / (1 - a) / cost(k+1, L); k = 0
+(no draft) whenever nothing beats plain decoding. A request whose drafts stop paying is
+switched to plain decoding for a cool-down that doubles each time.
 """
 
 from __future__ import annotations
@@ -154,6 +153,11 @@ class RequestGovernor:
         self.steps = 0
         self.cooldown = 0
         self.penalty = 16
+        self.missed = False  # the last pass rejected a draft: a correction token came next
+
+    def tag(self, source: str) -> str:
+        """Acceptance is learnt separately for proposals that follow a corrected token."""
+        return f"{source}+miss" if self.missed else source
 
     def allowed(self) -> bool:
         if self.cooldown > 0:

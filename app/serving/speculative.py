@@ -91,9 +91,9 @@ class Engine:
         base = len(model.cached)
         near = calibrate(run)
         model.decode(warm[short:], 1)  # the same passes deep into a context: attention grows
-        far_len, base = base, len(model.cached)
+        near_len, base = base, len(model.cached)
         far = calibrate(run, pairs=5, default=DEFAULT_COST_FAR)
-        self.cost = PassCost(near, far, far_len, base)
+        self.cost = PassCost(near, far, near_len, base)
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:
@@ -131,7 +131,7 @@ class Engine:
     def _draft(
         self, tokens: Sequence[int], room: int, params: SamplingParams, governor: RequestGovernor
     ) -> tuple[list[int], int, str, np.ndarray | None]:
-        """Drafted tokens (possibly none), the match length and source they rest on, q if sampled."""
+        """Drafted tokens (maybe none), the match length and source they rest on, q if sampled."""
         if self.drafter is None or room <= 0:
             return [], 0, "", None
         if not self.adaptive:
@@ -151,11 +151,16 @@ class Engine:
         d = self.drafter.propose(tokens, min(self.k_max, room))
         if not d.tokens:
             return [], 0, "", None
-        acceptance = self.acceptance(params, d.source)
+        acceptance = self.acceptance(params, governor.tag(d.source))
         k = best_k(acceptance.estimate(d.match_len), len(d.tokens), self.cost, 0.0, len(tokens))
         if k == 0:
             acceptance.skipped(d.match_len)
-        return d.tokens[:k], d.match_len, d.source, (d.q[:k] if d.q is not None else None)
+        return (
+            d.tokens[:k],
+            d.match_len,
+            governor.tag(d.source),
+            (d.q[:k] if d.q is not None else None),
+        )
 
     def _step(
         self,
@@ -169,9 +174,11 @@ class Engine:
         draft, match_len, source, q = self._draft(tokens, room, params, governor)
         logits = model.decode([tokens[-1], *draft], len(draft) + 1)
         if not draft:
+            governor.missed = False
             return Step([next_token(logits[0], params, rng)])
         n_acc, nxt = verify(logits, draft, params, rng, q)
         model.truncate(len(model.cached) - (len(draft) - n_acc))
         self.acceptance(params, source).record(match_len, len(draft), n_acc)
+        governor.missed = n_acc < len(draft)
         governor.record(len(draft), n_acc + 1, self.draft_cost * len(draft), len(tokens))
         return Step([*draft[:n_acc], nxt], drafted=len(draft), accepted=n_acc)

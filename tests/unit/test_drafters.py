@@ -5,13 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.serving.adaptive import AcceptanceModel, best_k, expected_tokens
-from app.serving.drafters import NgramDrafter, NgramIndex
+from app.serving.adaptive import (
+    AcceptanceModel,
+    PassCost,
+    RequestGovernor,
+    best_k,
+    calibrate,
+    expected_tokens,
+)
+from app.serving.drafters import NgramDrafter, NgramIndex, continue_from
 from app.serving.sampling import SamplingParams
 from app.serving.suffix_index import Matcher, SuffixAutomaton
 from app.serving.text import TextAssembler
 
-COST = {1: 1.0, 2: 2.0, 4: 2.5, 8: 3.4, 16: 4.4}
+COST = PassCost(
+    {1: 1.0, 2: 2.0, 4: 2.5, 8: 3.4, 16: 4.4}, {1: 1.0, 2: 2.0, 4: 3.0, 8: 5.0, 16: 8.0}
+)
 
 
 def _brute_longest(corpus: list[int], context: list[int]) -> int:
@@ -30,6 +39,7 @@ def _brute_longest(corpus: list[int], context: list[int]) -> int:
         ([5, 6, 7, 8, 5, 6], [7, 8, 5], 2),
         ([1, 2, 3, 4], [], 0),  # nothing repeats
         ([1, 2, 1, 2, 7, 1, 2], [7, 1, 2], 2),  # the latest occurrence wins
+        ([4, 1, 2, 1, 2], [1, 2, 1], 2),  # a loop runs on through the draft itself
     ],
 )
 def test_ngram_lookup(tokens: list[int], expected: list[int], match: int) -> None:
@@ -48,6 +58,13 @@ def test_ngram_index_is_incremental() -> None:
     tokens += [1, 2]
     index.update(tokens)
     assert index.lookup(tokens, 2).tokens == [3, 1]
+
+
+def test_continuation_of_a_recent_match_runs_on_cyclically() -> None:
+    tokens = [9, 5, 6, 7, 5, 6, 7]
+    assert continue_from(tokens, 1, 2) == [5, 6]  # inside the context: a plain copy
+    assert continue_from(tokens, 4, 7) == [5, 6, 7, 5, 6, 7, 5]  # period 3 continued
+    assert continue_from(tokens, 6, 3) == [7, 7, 7]  # a run of one token
 
 
 def test_suffix_automaton_longest_match_agrees_with_brute_force() -> None:
@@ -76,12 +93,41 @@ def test_matcher_proposes_what_followed_and_stops_at_document_end() -> None:
 def test_adaptive_length_drafts_only_when_it_pays() -> None:
     assert best_k(0.3, 8, COST) == 0  # weak matches: plain decoding is faster
     assert best_k(0.97, 16, COST) >= 8  # strong matches: draft long
+    # deep into a context a long verify pass costs more, so the same acceptance drafts less
+    assert 0 < best_k(0.9, 16, COST, context=COST.far) < best_k(0.9, 16, COST, context=COST.near)
     assert expected_tokens(1.0, 4) == 5
     model = AcceptanceModel()
     before = model.estimate(40)
     for _ in range(50):
         model.record(40, 8, 0)
     assert model.estimate(40) < before < 1.0
+
+
+def test_pass_cost_grows_with_context_and_stays_monotone() -> None:
+    near, mid, far = COST(17, 0), COST(17, (COST.near + COST.far) // 2), COST(17, COST.far)
+    assert near == pytest.approx(4.4 + 0.125) and far == pytest.approx(8.0 + 3.0 / 8)
+    assert near < mid < far
+    assert COST(1, 10_000) == 1.0 and COST(17, 10_000) <= COST(17, 10 * COST.far)
+
+
+def test_calibration_is_clamped_and_monotone() -> None:
+    cost = calibrate(lambda n: None, pairs=1)  # no time spent at all: clamped to the band
+    assert cost[1] == 1.0
+    assert all(cost[a] <= cost[b] for a, b in zip((1, 2, 4, 8), (2, 4, 8, 16), strict=True))
+
+
+def test_governor_switches_off_a_request_whose_drafts_do_not_pay() -> None:
+    gov = RequestGovernor(COST, window=3)
+    for _ in range(3):
+        gov.record(16, 1, context=COST.far)  # 16 drafted, none accepted, expensive passes
+    assert not gov.allowed()
+    assert gov.tag("context") == "context"
+    gov.missed = True  # acceptance after a corrected token is learnt apart
+    assert gov.tag("context") == "context+miss"
+    paying = RequestGovernor(COST, window=3)
+    for _ in range(3):
+        paying.record(8, 9, context=COST.near)
+    assert paying.allowed()
 
 
 def test_text_assembler_handles_split_utf8_and_stop_strings() -> None:
