@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +27,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from app.serving import process  # noqa: E402
 
 SYSTEM = "你是一名中国数据合规律师。请用简体中文起草，分章节编号，并准确引用法律条文。"
 FIRST_DRAFTS = [
@@ -134,48 +133,11 @@ def _messages(user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def server(mode: str, *args: str) -> Iterator[str]:
     """A `lexspec serve` subprocess; yields its root URL once healthy."""
-    port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "app.cli",
-        "serve",
-        "--port",
-        str(port),
-        "--speculative",
-        mode,
-        *args,
-    ]
-    log = open(os.devnull, "wb")  # noqa: SIM115
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    root = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{mode} server exited with {proc.returncode}")
-            try:
-                if httpx.get(f"{root}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{mode} server did not start")
-            time.sleep(0.3)
-        yield root
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
+    with process.embedded_server("--speculative", mode, *args) as v1:
+        yield v1.removesuffix("/v1")
 
 
 def chat(root: str, messages: list[dict[str, str]], max_tokens: int) -> dict:
