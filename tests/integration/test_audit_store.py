@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from audit import chain, store
 from audit.db import all_metadata, current_revision, migrate
 from audit.domain import GenerationRecord
 from audit.models import Generation
+from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -186,15 +185,7 @@ def test_tampering_is_caught(
 
 
 def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_lexspec(*args, env={"LEXSPEC_DATABASE_URL": db_url})
 
 
 def test_cli_audit_verify_names_the_altered_row(

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +27,7 @@ from audit import store, users
 from audit.domain import User
 from audit.users import UserError
 from tests.integration.test_audit_store import make_record
+from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
@@ -218,16 +217,7 @@ def test_history_visibility(db_session_factory: sessionmaker[Session]) -> None:
 
 
 def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
-    return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_lexspec(*args, env={"LEXSPEC_DATABASE_URL": db_url})
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
