@@ -74,12 +74,25 @@ def test_cancel_mid_stream_keeps_the_partial_text_and_frees_the_server(
 
 
 def test_cancel_from_another_thread(client: OpenAIClient) -> None:
+    """Another thread (the UI's Stop) cancels while this one reads; ordered by events, not
+    by sleeping, so a fast server cannot finish first."""
     stream = client.stream_chat(MESSAGES, GenerationParams(max_tokens=400))
+    first_delta, cancelled = threading.Event(), threading.Event()
+
+    def stop_button() -> None:
+        first_delta.wait(timeout=60)
+        stream.cancel()
+        cancelled.set()
+
+    stopper = threading.Thread(target=stop_button)
+    stopper.start()
     got: list[str] = []
-    timer = threading.Timer(1.0, stream.cancel)
-    timer.start()
-    got.extend(stream)
-    timer.join()
+    for delta in stream:
+        got.append(delta)
+        if not first_delta.is_set():
+            first_delta.set()
+            assert cancelled.wait(timeout=60)
+    stopper.join()
     assert stream.status == "stopped"
     assert stream.text == "".join(got)
     assert stream.stats.completion_tokens < 400

@@ -91,7 +91,7 @@ def test_ctrl_c_stops_and_keeps_the_partial_text(
     proc = lexspec(*CLAUSE, "--max-tokens", "400", "--out", str(out_file), base_url=llm_base_url)
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.read(8)  # blocks until the draft has started streaming
-    time.sleep(0.3)
+    time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     rest, err = proc.stdout.read(), proc.stderr.read()  # through the same buffered readers
