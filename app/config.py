@@ -67,7 +67,8 @@ class Settings(BaseSettings):
     n_threads: int = 2
     corpus_dir: Path | None = None  # None: data_dir / "corpus"
 
-    # the app
+    # the app (127.0.0.1: only this machine; set 0.0.0.0 to serve the firm's network)
+    app_host: str = "127.0.0.1"
     app_port: int = 8501
     lang: Literal["zh", "en"] = "zh"
     prompts_dir: Path = REPO_ROOT / "prompts"

@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
                 raise SystemExit(f"the model server did not start: {exc}") from exc
             env["LEXSPEC_LLM_BASE_URL"] = f"{base}/v1"
         _prepare_database(settings)
-        app_port = _pick_port("127.0.0.1", args.app_port or settings.app_port)
+        app_port = _pick_port(settings.app_host, args.app_port or settings.app_port)
         print("==> starting the app")
         procs.append(
             subprocess.Popen(
@@ -86,6 +86,8 @@ def _run(args: argparse.Namespace) -> int:
                     "streamlit",
                     "run",
                     str(Path("app") / "main.py"),
+                    "--server.address",
+                    settings.app_host,
                     "--server.port",
                     str(app_port),
                     "--server.headless",
