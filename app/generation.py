@@ -47,11 +47,12 @@ class GenerationOutcome:
     findings: tuple[dict[str, Any], ...] = field(default=())
 
 
-def _load_checker() -> Checker:
-    """app.validation.check against the configured catalogue.
+def check_draft(text: str, required_sections: Sequence[str] = ()) -> CheckResult:
+    """app.validation.check against the configured statute catalogue.
 
-    A broken firm statute file must not interrupt a lawyer's draft: fall back to the
-    built-in catalogue (the settings page and `lexspec check` report the file's error).
+    A broken firm statute file must not interrupt a lawyer's draft or its review: the app
+    falls back to the built-in catalogue (`lexspec check` and `lexspec export --findings`
+    report the file's error instead).
     """
     from app.validation import CatalogueError, check, default_catalogue, load_catalogue
 
@@ -59,11 +60,7 @@ def _load_checker() -> Checker:
         catalogue = default_catalogue()
     except CatalogueError:
         catalogue = load_catalogue(None)
-
-    def run(text: str, required_sections: Sequence[str]) -> CheckResult:
-        return check(text, required_sections=tuple(required_sections), catalogue=catalogue)
-
-    return run
+    return check(text, required_sections=tuple(required_sections), catalogue=catalogue)
 
 
 class DraftRun:
@@ -171,7 +168,7 @@ def stream_draft(
         endpoint_name=endpoint_name,
         speculative_label=speculative_label,
         check_every_chars=check_every_chars,
-        checker=checker or _load_checker(),
+        checker=checker or check_draft,
     )
 
 

@@ -11,13 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.domain import BilingualError
+from app.commands.inputs import InputError, read_draft
 
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-
-
-class InputError(BilingualError):
-    """Bad input for the check command."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,24 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="输出格式 / output")
     p.set_defaults(func=handle)
-
-
-def read_draft(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
-    path = Path(source)
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise InputError(f"找不到文件：{source}", f"File not found: {source}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"文件不是 UTF-8 文本：{source}", f"Not a UTF-8 text file: {source}"
-        ) from exc
-    except OSError as exc:
-        raise InputError(
-            f"无法读取文件 {source}：{exc.strerror}", f"Cannot read {source}: {exc.strerror}"
-        ) from exc
 
 
 def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.commands.inputs import InputError, read_draft
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
@@ -39,12 +41,6 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _read_input(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
-    return Path(source).read_text(encoding="utf-8-sig")
-
-
 def _doc_type(type_id: str | None) -> Any:
     """The DocType named `type_id`, or None; raises ValueError with a bilingual message."""
     if not type_id:
@@ -60,10 +56,11 @@ def _doc_type(type_id: str | None) -> Any:
 
 
 def _findings(text: str, doc_type: Any) -> tuple[Any, ...]:
-    from app.validation import check
+    """The checks against the configured catalogue (a broken firm file is reported)."""
+    from app.validation import check, default_catalogue
 
     required = tuple(doc_type.required_sections) if doc_type is not None else ()
-    return tuple(check(text, required_sections=required).findings)
+    return tuple(check(text, required_sections=required, catalogue=default_catalogue()).findings)
 
 
 def _output_path(args: argparse.Namespace) -> Path:
@@ -76,24 +73,21 @@ def _output_path(args: argparse.Namespace) -> Path:
 
 def handle(args: argparse.Namespace) -> int:
     from app.export import ExportError, ExportMeta, draft_to_docx
+    from app.validation import CatalogueError
 
     try:
         out = _output_path(args)
-        text = _read_input(args.input)
+        text = read_draft(args.input)
         doc_type = _doc_type(args.doc_type)
-    except FileNotFoundError:
-        return _fail(f"找不到文件 / file not found: {args.input}")
-    except UnicodeDecodeError:
-        return _fail(f"文件不是 UTF-8 文本 / not a UTF-8 text file: {args.input}")
-    except (OSError, ValueError) as exc:
+    except (InputError, ValueError) as exc:
         return _fail(str(exc))
     if not text.strip():
         return _fail("草稿为空 / the draft is empty")
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
     try:
         findings = _findings(text, doc_type) if args.findings else ()
-    except ImportError:
-        return _fail("校验模块不可用 / the validator (app.validation) is not available")
+    except CatalogueError as exc:
+        return _fail(str(exc))
     meta = ExportMeta(
         title=title,  # empty: the draft's own title line
         matter_ref=args.matter,

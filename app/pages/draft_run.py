@@ -70,21 +70,9 @@ def message_of(error: Any, ui_lang: str) -> str:
 
 def check_text(text: str, required_sections: tuple[str, ...]) -> CheckResult:
     """Findings for the (possibly edited) text, with the firm's statute catalogue if any."""
-    from app.validation import check
+    from app.generation import check_draft
 
-    return check(text, required_sections=required_sections, catalogue=_catalogue())
-
-
-@st.cache_resource(show_spinner=False)
-def _catalogue_for(extra: str) -> Any:
-    from app.validation import load_catalogue
-
-    return load_catalogue(extra or None)
-
-
-def _catalogue() -> Any:
-    extra = settings().statutes_file
-    return _catalogue_for(str(extra) if extra else "")
+    return check_draft(text, required_sections)
 
 
 def _preflight(request: DraftRequest) -> Any | None:

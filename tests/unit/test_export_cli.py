@@ -91,10 +91,6 @@ def test_empty_and_non_utf8_input(tmp_path: Path, capsys) -> None:
 
 
 def test_findings_become_comments_and_appendix(draft_file: Path, tmp_path: Path) -> None:
-    try:
-        from app.validation import check  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"validator not importable yet: {exc}")
     out = tmp_path / "checked.docx"
     assert main(["export", str(draft_file), "--out", str(out), "--findings"]) == 0
     doc = docx.Document(str(out))
@@ -137,3 +133,19 @@ def test_committed_reference_document_matches_its_build_script(monkeypatch) -> N
         assert new.namelist() == old.namelist()
         for name in ("word/styles.xml", "word/document.xml", "word/settings.xml"):
             assert new.read(name) == old.read(name), f"{name}: run templates/build_reference.py"
+
+
+def test_broken_firm_catalogue_is_reported_not_a_traceback(
+    draft_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from app.config import get_settings
+
+    monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
+    get_settings.cache_clear()
+    try:
+        args = ["export", str(draft_file), "--out", str(tmp_path / "x.docx"), "--findings"]
+        assert main(args) == 2
+        assert "找不到法规目录文件" in capsys.readouterr().err
+        assert not (tmp_path / "x.docx").exists()
+    finally:
+        get_settings.cache_clear()

@@ -210,3 +210,19 @@ def test_record_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -
         assert stored is not None
         assert stored.record == to_record(outcome, user_name="张律师")
         assert verify_chain(session=session).ok
+
+
+def test_check_draft_falls_back_to_the_builtin_catalogue(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken firm statute file must not stop a lawyer's draft from being checked."""
+    from app.config import get_settings
+    from app.generation import check_draft
+
+    monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
+    get_settings.cache_clear()
+    try:
+        result = check_draft("依据《合同法》第十条", ["【适用情形】"])
+    finally:
+        get_settings.cache_clear()
+    assert {f.code for f in result.findings} == {"citation.repealed", "structure.missing_section"}
