@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,7 +24,7 @@ def embedded_server(
 
     Its output goes to .data/server-<n>.log, quoted in the error if it fails to start.
     """
-    log = REPO / ".data" / f"server-{os.getpid()}-{process.free_port()}.log"
+    log = REPO / ".data" / f"server-{uuid.uuid4().hex[:12]}.log"
     with process.embedded_server(
         "--speculative", speculative, *extra_args, log=log, env={**os.environ, **(env or {})}
     ) as url:

@@ -20,7 +20,7 @@ from app.llm.router import (
 )
 from audit.db import make_engine, make_session_factory, migrate
 from audit.models import Event
-from tests.servers import free_port
+from tests.servers import free_port, run_lexspec
 
 pytestmark = pytest.mark.integration
 
@@ -115,7 +115,6 @@ def test_cli_switch_persists_and_is_shared(
     import json
     import os
     import subprocess
-    import sys
 
     endpoints = {"spec": {"base_url": llm_base_url}, "plain": {"base_url": plain_llm_base_url}}
     env = {
@@ -128,8 +127,7 @@ def test_cli_switch_persists_and_is_shared(
     }
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, "-m", "app.cli", "endpoints", *args]
-        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        return run_lexspec("endpoints", *args, env=env)
 
     switched = cli("switch", "plain", "--drain-timeout", "30", "--actor", "ops")
     assert switched.returncode == 0, switched.stderr

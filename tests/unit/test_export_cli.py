@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import io
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from app.cli import main
 from app.config import REPO_ROOT
+from tests.servers import run_lexspec
 
 DRAFT = """# 个人信息出境标准合同备案指南
 
@@ -109,13 +109,7 @@ def test_unknown_doc_type(draft_file: Path, tmp_path: Path, capsys) -> None:
 
 def test_cli_subprocess(draft_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "sub.docx"
-    result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "export", str(draft_file), "--out", str(out)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_lexspec("export", str(draft_file), "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert zipfile.is_zipfile(out)
 
