@@ -1,7 +1,8 @@
 """The model worker: serves queued requests one at a time on the process's MAIN thread (the
 HTTP event loop runs in another thread). llama.cpp decodes about 8x slower when called from
-a non-main thread here (measured 25 vs 200 tok/s), so the model must stay on the main thread. Events go back to the request's asyncio queue; a cancelled job frees the slot at
-the next step (or is skipped if it is still waiting)."""
+a non-main thread here (measured 25 vs 200 tok/s), so the model must stay on the main thread.
+Events go back to the request's asyncio queue; a cancelled job frees the slot at the next
+step (or is skipped if it is still waiting)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ class Outcome:
 
 
 class Worker:
-    """Owns the engine; `submit` queues a job, the thread runs it and streams text deltas."""
+    """Owns the engine; `submit` queues a job, `run` (on the main thread) serves it and
+    streams text deltas back."""
 
     def __init__(self, engine: Engine, metrics: Metrics) -> None:
         self.engine = engine
