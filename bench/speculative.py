@@ -9,13 +9,14 @@ arms alike. Two workloads:
 It also times llama-cpp-python's own plain generation (Llama.create_chat_completion,
 in-process) on the same prompts, to show the server's overhead.
 
-    .venv/bin/python bench/speculative.py --max-tokens 256 --reps 2
+    .venv/bin/python bench/speculative.py --max-tokens 256 --reps 3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -141,12 +142,27 @@ def server(mode: str, *args: str) -> Iterator[str]:
 
 
 def chat(root: str, messages: list[dict[str, str]], max_tokens: int) -> dict:
-    body = {"messages": messages, "temperature": 0, "max_tokens": max_tokens}
+    """One streamed request; adds wall_s (whole request) and ttft_s (first text) to the result."""
+    body = {"messages": messages, "temperature": 0, "max_tokens": max_tokens, "stream": True}
     t0 = time.perf_counter()
-    r = httpx.post(f"{root}/v1/chat/completions", json=body, timeout=600)
-    r.raise_for_status()
-    out = r.json()
+    ttft: float | None = None
+    parts: list[str] = []
+    out: dict = {}
+    with httpx.stream("POST", f"{root}/v1/chat/completions", json=body, timeout=600) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            data = json.loads(line[6:])
+            text = data["choices"][0]["delta"].get("content") if data.get("choices") else None
+            if text:
+                ttft = ttft if ttft is not None else time.perf_counter() - t0
+                parts.append(text)
+            if "usage" in data:
+                out = data
     out["wall_s"] = time.perf_counter() - t0
+    out["ttft_s"] = ttft if ttft is not None else out["wall_s"]
+    out["choices"] = [{"message": {"content": "".join(parts)}}]
     return out
 
 
@@ -168,13 +184,18 @@ class Arm:
         self.drafts = 0.0
         self.identical = 0
         self.n = 0
-        self.ratios: list[
-            float
-        ] = []  # per request: tok/s over the plain server's on the same prompt
+        self.decode_tokens = 0
+        self.decode_seconds = 0.0
+        # per prompt, one per repetition: tok/s over the plain server's on the same prompt, and
+        # the same for decode speed (after the first token)
+        self.ratios: dict[int, list[float]] = {}
+        self.decode_ratios: dict[int, list[float]] = {}
 
     def add(self, r: dict, same: bool) -> None:
         self.tokens += r["usage"]["completion_tokens"]
         self.seconds += r["wall_s"]
+        self.decode_tokens += r["usage"]["completion_tokens"] - 1
+        self.decode_seconds += r["wall_s"] - r["ttft_s"]
         self.draft += r["spec_decode"]["draft_tokens"]
         self.accepted += r["spec_decode"]["accepted_tokens"]
         self.identical += same
@@ -183,6 +204,25 @@ class Arm:
     @property
     def tok_s(self) -> float:
         return self.tokens / self.seconds if self.seconds else 0.0
+
+    @property
+    def decode_tok_s(self) -> float:
+        return self.decode_tokens / self.decode_seconds if self.decode_seconds else 0.0
+
+
+def worst_prompt(ratios: dict[int, list[float]]) -> float:
+    """The lowest per-prompt ratio, each the geometric mean of that prompt's repetitions."""
+    return min(statistics.geometric_mean(r) for r in ratios.values())
+
+
+def lowest_pair(ratios: dict[int, list[float]]) -> float:
+    return min(min(r) for r in ratios.values())
+
+
+def speeds(r: dict) -> tuple[float, float]:
+    """(tok/s over the whole request, tok/s after the first token) of one response."""
+    n = r["usage"]["completion_tokens"]
+    return n / r["wall_s"], (n - 1) / max(r["wall_s"] - r["ttft_s"], 1e-9)
 
 
 def run_workload(
@@ -193,17 +233,21 @@ def run_workload(
     for rep in range(args.reps):
         for i, messages in enumerate(prompts):
             order = list(roots) if (rep + i) % 2 == 0 else list(reversed(roots))
-            results = {mode: chat(roots[mode], messages, args.max_tokens) for mode in order}
+            results = {}
+            for mode in order:
+                time.sleep(args.pause)  # let the previous server's threads go idle
+                results[mode] = chat(roots[mode], messages, args.max_tokens)
             plain_text = results["off"]["choices"][0]["message"]["content"]
-            plain_speed = results["off"]["usage"]["completion_tokens"] / results["off"]["wall_s"]
+            plain, plain_decode = speeds(results["off"])
             for mode, r in results.items():
                 arms[mode].add(r, r["choices"][0]["message"]["content"] == plain_text)
-                speed = r["usage"]["completion_tokens"] / r["wall_s"]
-                arms[mode].ratios.append(speed / plain_speed)
+                speed, decode = speeds(r)
+                arms[mode].ratios.setdefault(i, []).append(speed / plain)
+                arms[mode].decode_ratios.setdefault(i, []).append(decode / plain_decode)
             print(
                 f"  rep {rep} prompt {i}: "
                 + ", ".join(
-                    f"{m} {r['usage']['completion_tokens'] / r['wall_s']:.0f} tok/s"
+                    f"{m} {speeds(r)[0]:.0f} tok/s ({speeds(r)[1]:.0f} decoding)"
                     for m, r in results.items()
                 ),
                 flush=True,
@@ -246,18 +290,51 @@ def raw_llama(
     return raw_tok / raw_s, srv_tok / srv_s
 
 
+def ceiling(k: int, contexts: tuple[int, ...] = (300, 800)) -> list[tuple[int, float, float]]:
+    """(context, cost of a (k+1)-row pass in single-token passes, best speed-up at 100 % acceptance).
+
+    A verify pass that accepts all k drafts yields k+1 tokens for the price of one (k+1)-row
+    pass, so (k+1) / cost is the most any drafter can gain on this machine at that context.
+    Timed in-process on the same model and settings as the servers, while they are idle.
+    """
+    from app.config import get_settings
+    from app.serving.adaptive import time_passes
+    from app.serving.model import Model
+
+    s = get_settings()
+    model = Model(s.resolved_model_path, n_ctx=s.n_ctx, n_threads=s.n_threads)
+    warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 40)
+    out = []
+    for context in contexts:
+        model.truncate(0)
+        model.decode(warm[:context], 1)
+
+        def run(n: int, context: int = context) -> None:
+            model.decode(warm[context : context + n], n)
+            model.truncate(context)
+
+        times = dict(time_passes(run, (1, k + 1), reps=9))
+        cost = times[k + 1] / times[1]
+        out.append((context, cost, (k + 1) / cost))
+    model.close()
+    return out
+
+
 def table(name: str, arms: dict[str, Arm]) -> list[str]:
     rows = [
-        "| workload | mode | tok/s | × plain | worst request × plain | acceptance rate "
-        "| mean acceptance length | identical to plain |",
-        "|---|---|---|---|---|---|---|---|",
+        "| workload | mode | tok/s | × plain | worst prompt | lowest single pair | decode tok/s "
+        "| decode × plain | worst prompt (decode) | acceptance rate | mean acceptance length "
+        "| identical to plain |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for mode, a in arms.items():
-        plain = arms["off"].tok_s
+        plain = arms["off"]
         rate = f"{a.accepted / a.draft:.2f}" if a.draft else "–"
         mal = f"{1 + a.accepted / a.drafts:.2f}" if a.drafts else "–"
         rows.append(
-            f"| {name} | {mode} | {a.tok_s:.1f} | {a.tok_s / plain:.2f} | {min(a.ratios):.2f} "
+            f"| {name} | {mode} | {a.tok_s:.1f} | {a.tok_s / plain.tok_s:.2f} "
+            f"| {worst_prompt(a.ratios):.2f} | {lowest_pair(a.ratios):.2f} | {a.decode_tok_s:.1f} "
+            f"| {a.decode_tok_s / plain.decode_tok_s:.2f} | {worst_prompt(a.decode_ratios):.2f} "
             f"| {rate} | {mal} | {a.identical}/{a.n} |"
         )
     return rows
@@ -266,7 +343,10 @@ def table(name: str, arms: dict[str, Arm]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--max-tokens", type=int, default=256)
-    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument(
+        "--pause", type=float, default=0.5, help="seconds between requests (idle threads settle)"
+    )
     parser.add_argument("--k", type=int, default=16, help="--num-speculative-tokens for every arm")
     parser.add_argument(
         "--with-draft", action="store_true", help="also the target as its own draft model"
@@ -303,6 +383,8 @@ def main() -> int:
             results[name] = run_workload(roots, prompts, args)
         print("server overhead against llama-cpp-python", flush=True)
         raw, srv = raw_llama([first[0], first[3], redraft[1]], args, roots["off"])
+        print("cost of a verify pass on this machine", flush=True)
+        limits = ceiling(args.k)
     lines = table("", {})[:2]
     for name, arms in results.items():
         lines += table(name, arms)[2:]
@@ -311,9 +393,15 @@ def main() -> int:
         f"\nllama-cpp-python create_chat_completion: {raw:.1f} tok/s; plain server: {srv:.1f} tok/s "
         f"({srv / raw:.2f}×)"
     )
+    for context, cost, best in limits:
+        print(
+            f"at {context} tokens of context a {args.k + 1}-row verify pass costs {cost:.1f} "
+            f"single-token passes: at most {best:.2f}x even if every draft were accepted"
+        )
     if args.json:
         data = {w: {m: vars(a) for m, a in arms.items()} for w, arms in results.items()}
-        args.json.write_text(json.dumps(data | {"raw_tok_s": raw, "server_tok_s": srv}, indent=2))
+        extra = {"raw_tok_s": raw, "server_tok_s": srv, "ceiling": limits}
+        args.json.write_text(json.dumps(data | extra, indent=2))
     return 0
 
 

@@ -1,99 +1,134 @@
 """Choosing the draft length per step so that speculation pays on a compute-bound CPU.
 
-On a CPU one target pass over n tokens costs far more than a single-token pass, and more so
-the longer the context: llama.cpp's CPU flash-attention kernel handles every row of a batch on
-its own, so attention costs rows x context while the weight matmuls are shared. Measured for
-SmolLM2-135M (2 threads, idle machine): a 17-row pass costs about 3.9 single-token passes at
-150 tokens of context and 5.3-5.9 at 550-750. `PassCost` holds cost tables calibrated at
-start-up at two context lengths and interpolates between them. For each step we estimate the
-per-token acceptance probability `a` of the proposal (by how long its anchoring match is, and
-whether it follows a corrected token; learnt online across requests) and pick the k that
-maximises expected tokens per unit cost, (1 - a^(k+1)) / (1 - a) / cost(k+1, L); k = 0
-(no draft) whenever nothing beats plain decoding. A request whose drafts stop paying is
-switched to plain decoding for a cool-down that doubles each time.
+On a CPU one target pass over n tokens costs far more than a single-token pass, and how much
+more depends on the machine and on the context length: every extra row pays for the weight
+matmuls (llama.cpp has no batched kernel for Q4_1, so rows cost almost linearly), for a row of
+logits (the output head is a fifth of SmolLM2-135M), and for its attention over the whole
+context (the CPU flash-attention kernel handles each row on its own). Measured here: a 17-row
+pass costs about 4 single-token passes on one 2-core machine and about 10 on another.
+`PassCost` therefore learns the seconds of a pass from timed passes: seed points measured at
+start-up, then the engine's own passes on real traffic.
+
+For each step we estimate S(j), the chance that the first j drafted tokens of the proposal are
+all accepted (by how long its anchoring match is, and whether it follows a corrected token;
+learnt online across requests), and pick the k that maximises expected tokens per unit cost,
+(1 + S(1) + ... + S(k)) / cost(k+1, L); k = 0 (no draft) whenever nothing beats plain decoding.
+A request whose drafts stop paying is switched to plain decoding for a cool-down that doubles
+each time.
 """
 
 from __future__ import annotations
 
-import itertools
+import math
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Callable, Iterable
 
-# relative cost of one target pass over n tokens (n = k drafts + 1); calibrated at start-up
-DEFAULT_COST = {1: 1.0, 2: 1.5, 4: 1.75, 8: 2.3, 16: 2.9}  # at ~150 tokens of context
-DEFAULT_COST_FAR = {1: 1.0, 2: 1.5, 4: 2.0, 8: 2.8, 16: 4.4}  # at ~600 tokens of context
+import numpy as np
+
+# (rows, context length, milliseconds) of target passes measured on a 2-core machine where a
+# 17-row pass costs about 10 single-token passes: a cautious prior until calibration or traffic
+# says otherwise (a cheaper machine drafts more as soon as its own passes are timed).
+DEFAULT_SEED: tuple[tuple[int, int, float], ...] = (
+    (1, 256, 7.9), (2, 256, 14.5), (4, 256, 21.2), (8, 256, 36.1), (17, 256, 75.1),
+    (1, 1024, 11.7), (2, 1024, 19.2), (4, 1024, 31.3), (8, 1024, 56.0), (17, 1024, 108.2),
+)  # fmt: skip
 BUCKETS = (0, 4, 8, 16, 32)  # match-length bucket lower bounds
 PRIOR = (0.55, 0.7, 0.85, 0.92, 0.95)  # prior acceptance per bucket
 PRIOR_WEIGHT = 8.0
 DECAY = 0.995
 RECOVER = 0.02  # per skipped proposal
 MIN_GAIN = 1.05  # expected speed-up a draft must promise
+MAX_DRAFT = 32  # longest survival curve asked for (verify batches stay below 32 rows anyway)
+OUTLIER = 10.0  # a pass this many times off the fit (a stall, a swapped-out process) is ignored
 
 
-def interpolate(cost: dict[int, float], n: int) -> float:
-    keys = sorted(cost)
-    if n in cost:
-        return cost[n]
-    if n > keys[-1]:
-        a, b = keys[-2], keys[-1]
-        return cost[b] + (cost[b] - cost[a]) / (b - a) * (n - b)
-    lo = max(k for k in keys if k < n)
-    hi = min(k for k in keys if k > n)
-    return cost[lo] + (cost[hi] - cost[lo]) * (n - lo) / (hi - lo)
+def features(n: int, context: int) -> np.ndarray:
+    """1, L, m, m*L, sqrt(m) for m = n - 1 extra rows and L in thousands of tokens: the fixed
+    cost, attention of one row, each extra row's matmuls and logits, its attention, and the
+    sub-linear start of batching."""
+    m, x = n - 1, context / 1000
+    return np.array([1.0, x, m, m * x, math.sqrt(m)])
 
 
-@dataclass(frozen=True)
 class PassCost:
-    """Relative cost of a target pass over n rows at context length L (1.0: one row at L).
+    """Seconds of a target pass over n rows at context length L, fitted to timed passes.
 
-    Two tables measured at context lengths `near` and `far`, linearly interpolated in L
-    (extrapolated up to twice the gap beyond `far`).
+    `seed` points (start-up calibration, or DEFAULT_SEED) stay in the least-squares fit for
+    good, with a weight that fades as the last `window` passes observed on real traffic join
+    them; the fit is refreshed every `refit_every` observations. Calling it gives the relative cost
+    seconds(n, L) / seconds(1, L), clamped to [1, n].
     """
 
-    near_table: dict[int, float] = field(default_factory=lambda: dict(DEFAULT_COST))
-    far_table: dict[int, float] = field(default_factory=lambda: dict(DEFAULT_COST_FAR))
-    near: int = 150
-    far: int = 600
+    def __init__(
+        self,
+        seed: Iterable[tuple[int, int, float]] | None = None,
+        *,
+        window: int = 512,
+        refit_every: int = 32,
+    ) -> None:
+        points = (
+            list(seed) if seed is not None else [(n, c, ms / 1000) for n, c, ms in DEFAULT_SEED]
+        )
+        if not points:
+            raise ValueError("PassCost needs at least one seed point")
+        self.seed = points
+        self.recent: deque[tuple[int, int, float]] = deque(maxlen=window)
+        self.refit_every = refit_every
+        self._pending = 0
+        self.theta = np.zeros(5)
+        self.refit()
+
+    def refit(self) -> None:
+        rows = self.seed + list(self.recent)
+        x = np.array([features(n, c) for n, c, _ in rows])
+        y = np.array([s for _, _, s in rows])
+        # relative error matters, not absolute: weight each point by 1/seconds; the seed fades
+        # as traffic comes in (it keeps the shape where traffic has no passes of some size)
+        fade = np.array(
+            [1.0 / (1.0 + len(self.recent) / 16)] * len(self.seed) + [1.0] * len(self.recent)
+        )
+        w = fade / np.maximum(y, 1e-6)
+        self.theta = np.linalg.lstsq(x * w[:, None], y * w, rcond=None)[0]
+        self._pending = 0
+
+    def seconds(self, n: int, context: int = 0) -> float:
+        return float(features(n, context) @ self.theta)
+
+    def observe(self, n: int, context: int, seconds: float) -> None:
+        """Add one timed pass of real traffic (outliers are dropped)."""
+        predicted = self.seconds(n, context)
+        if predicted > 0 and not (predicted / OUTLIER <= seconds <= predicted * OUTLIER):
+            return
+        self.recent.append((n, context, seconds))
+        self._pending += 1
+        if self._pending >= self.refit_every:
+            self.refit()
 
     def __call__(self, n: int, context: int = 0) -> float:
-        w = min(max((context - self.near) / max(self.far - self.near, 1), 0.0), 3.0)
-        lo, hi = interpolate(self.near_table, n), interpolate(self.far_table, n)
-        return max(lo + (hi - lo) * w, 1.0)
+        one = self.seconds(1, context)
+        if one <= 0:  # a degenerate fit far outside the data: assume no batching gain
+            return float(n)
+        return min(max(self.seconds(n, context) / one, 1.0), float(n))
+
+    def table(self, context: int, sizes: Iterable[int] = (2, 4, 8, 17)) -> dict[int, float]:
+        """Relative costs at one context length, for logs and benchmarks."""
+        return {n: round(self(n, context), 2) for n in sizes}
 
 
-def paired_ratio(decode_n: Callable[[int], None], n: int, pairs: int) -> float:
-    """Median time of an n-row pass over a 1-row pass, timed back to back."""
-    ratios = []
-    for _ in range(pairs):
-        t0 = time.perf_counter()
-        decode_n(1)
-        t1 = time.perf_counter()
-        decode_n(n)
-        t2 = time.perf_counter()
-        ratios.append((t2 - t1) / max(t1 - t0, 1e-6))
-    return statistics.median(ratios)
-
-
-def calibrate(
-    decode_n: Callable[[int], None],
-    sizes: tuple[int, ...] = (2, 4, 8, 16),
-    pairs: int = 7,
-    default: dict[int, float] = DEFAULT_COST,
-) -> dict[int, float]:
-    """Relative cost of a pass over n tokens: median of paired (n-token / 1-token) timings.
-
-    Pairs run back to back so a busy, shared CPU slows both alike; the result is clamped to
-    a band around DEFAULT_COST so one noisy start-up cannot switch drafting off for good.
-    """
-    cost = {1: 1.0}
-    for n in sizes:
-        ref = interpolate(default, n)
-        cost[n] = min(max(paired_ratio(decode_n, n, pairs), ref / 1.5, 1.0), ref * 1.5)
-    for a, b in itertools.pairwise(sorted(cost)):  # monotone despite timing noise
-        cost[b] = max(cost[b], cost[a])
-    return cost
+def time_passes(
+    decode_n: Callable[[int], None], sizes: Iterable[int], reps: int = 5
+) -> list[tuple[int, float]]:
+    """Median seconds of decode_n(n) for each n, the sizes interleaved so a busy CPU hits all."""
+    sizes = list(sizes)
+    times: dict[int, list[float]] = {n: [] for n in sizes}
+    for _ in range(reps):
+        for n in sizes:
+            t0 = time.perf_counter()
+            decode_n(n)
+            times[n].append(time.perf_counter() - t0)
+    return [(n, statistics.median(ts)) for n, ts in times.items()]
 
 
 def bucket(match_len: int) -> int:
@@ -101,42 +136,71 @@ def bucket(match_len: int) -> int:
 
 
 class AcceptanceModel:
-    """Server-wide acceptance estimates per match-length bucket (decayed Beta counts)."""
+    """Server-wide estimates, per match-length bucket, of how far a draft gets.
+
+    Two decayed Beta counts per bucket: whether a draft's first token is accepted, and whether
+    each later token is, given the one before it was. Drafts are not independent coin flips: a
+    loop or a copied paragraph is broken at its first token or accepted whole, so the first
+    token carries most of the risk. Survival S(j), the chance that the first j drafted tokens
+    are all accepted, is first * rest^(j-1); every verified draft, whatever its length, informs
+    both rates, so drafts grow as long as they keep being accepted.
+    """
 
     def __init__(self) -> None:
-        self.acc = [p * PRIOR_WEIGHT for p in PRIOR]
-        self.tot = [PRIOR_WEIGHT] * len(PRIOR)
+        self.first = [[p * PRIOR_WEIGHT, PRIOR_WEIGHT] for p in PRIOR]  # [accepted, trials]
+        self.rest = [[p * PRIOR_WEIGHT, PRIOR_WEIGHT] for p in PRIOR]
 
-    def estimate(self, match_len: int) -> float:
+    def rates(self, match_len: int) -> tuple[float, float]:
+        """(first-token acceptance, later-token acceptance) for a match this long."""
         b = bucket(match_len)
-        return self.acc[b] / self.tot[b]
+        return self.first[b][0] / self.first[b][1], self.rest[b][0] / self.rest[b][1]
+
+    def survival(self, match_len: int, k: int = MAX_DRAFT) -> np.ndarray:
+        """S(1..k): the chance that the first j drafted tokens are all accepted."""
+        first, rest = self.rates(match_len)
+        return first * rest ** np.arange(k)
 
     def record(self, match_len: int, drafted: int, accepted: int) -> None:
-        """Per-token outcome: accepted tokens succeeded, the first rejection (if any) failed."""
+        """One verified draft: tokens 1..accepted passed, the next one (if any) failed."""
         b = bucket(match_len)
-        trials = accepted + (1 if accepted < drafted else 0)
-        self.acc[b] = self.acc[b] * DECAY + accepted
-        self.tot[b] = self.tot[b] * DECAY + trials
+        for counts in (self.first[b], self.rest[b]):
+            counts[0] *= DECAY
+            counts[1] *= DECAY
+        self.first[b][0] += accepted >= 1
+        self.first[b][1] += 1
+        if accepted >= 1:  # later tokens were tried only if the first one passed
+            self.rest[b][0] += accepted - 1
+            self.rest[b][1] += min(accepted + 1, drafted) - 1
 
     def skipped(self, match_len: int) -> None:
         """A proposal was not drafted: drift back toward the prior, so drafting is re-tried."""
         b = bucket(match_len)
-        self.acc[b] = self.acc[b] * (1 - RECOVER) + PRIOR[b] * PRIOR_WEIGHT * RECOVER
-        self.tot[b] = self.tot[b] * (1 - RECOVER) + PRIOR_WEIGHT * RECOVER
+        for counts in (self.first[b], self.rest[b]):
+            counts[0] = counts[0] * (1 - RECOVER) + PRIOR[b] * PRIOR_WEIGHT * RECOVER
+            counts[1] = counts[1] * (1 - RECOVER) + PRIOR_WEIGHT * RECOVER
 
 
-def expected_tokens(a: float, k: int) -> float:
-    """Tokens one pass yields when each of k drafts is accepted with probability a (+1 bonus)."""
-    return float(k + 1) if a >= 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
+def geometric(a: float, k: int) -> np.ndarray:
+    """Survival of k drafts whose tokens are each accepted with probability a, independently."""
+    return a ** np.arange(1, k + 1)
+
+
+def expected_tokens(survival: np.ndarray, k: int) -> float:
+    """Tokens one pass yields with k drafts: the accepted ones (sum of survival) plus one."""
+    return 1.0 + float(np.sum(survival[:k]))
 
 
 def best_k(
-    a: float, k_max: int, cost: PassCost, extra_cost_per_draft: float = 0.0, context: int = 0
+    survival: np.ndarray,
+    k_max: int,
+    cost: PassCost,
+    extra_cost_per_draft: float = 0.0,
+    context: int = 0,
 ) -> int:
     """The k in 0..k_max with the highest expected tokens per unit cost (0: do not draft)."""
     best, best_value = 0, 1.0
-    for k in range(1, k_max + 1):
-        value = expected_tokens(a, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
+    for k in range(1, min(k_max, len(survival)) + 1):
+        value = expected_tokens(survival, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
         if value > best_value:
             best, best_value = k, value
     return best if best_value > MIN_GAIN else 0

@@ -75,7 +75,12 @@ def build_state(opts: ServeOptions) -> ServerState:
         draft_cost=draft_cost,
     )
     if drafter is not None and opts.calibrate:
-        log.info("relative cost of batched passes: %s", engine.calibrate())
+        cost = engine.calibrate()
+        log.info(
+            "relative cost of batched passes (rows: cost) at 150 / 1,000 tokens of context: %s / %s",
+            cost.table(150),
+            cost.table(1000),
+        )
     metrics = Metrics(opts.model_name)
     return ServerState(
         engine=engine, worker=Worker(engine, metrics), metrics=metrics, model_name=opts.model_name

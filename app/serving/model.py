@@ -140,8 +140,10 @@ class Model:
     def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
         """Append `tokens` to the sequence; return logits rows for its last `n_logits` tokens.
 
-        Chunks end at multiples of CHUNK. The result is a view into llama.cpp's buffer
-        (valid until the next decode) unless the rows span two chunks.
+        Chunks end at multiples of CHUNK, except that a batch small enough to be
+        batch-invariant (a verify pass) goes in one piece wherever it starts. The result is a
+        view into llama.cpp's buffer (valid until the next decode) unless the rows span two
+        chunks.
         """
         if len(self.cached) + len(tokens) > self.n_ctx:
             raise ModelError(
@@ -152,7 +154,8 @@ class Model:
         start = 0
         while start < len(tokens):
             pos = len(self.cached)
-            chunk = tokens[start : start + CHUNK - pos % CHUNK]
+            size = len(tokens) if len(tokens) <= MAX_INVARIANT_ROWS else CHUNK - pos % CHUNK
+            chunk = tokens[start : start + size]
             want = max(0, start + len(chunk) - max(first_logit, start))
             self._decode_chunk(chunk, want)
             if want:

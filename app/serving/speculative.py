@@ -8,18 +8,18 @@ the next pending token. The prompt's KV is reused for the prefix it shares with 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from app.serving.adaptive import (
-    DEFAULT_COST_FAR,
     AcceptanceModel,
     PassCost,
     RequestGovernor,
     best_k,
-    calibrate,
+    time_passes,
 )
 from app.serving.drafters import Drafter
 from app.serving.model import MAX_INVARIANT_ROWS, Model
@@ -77,23 +77,24 @@ class Engine:
         return self.drafter.method if self.drafter else "off"
 
     def calibrate(self) -> PassCost:
-        """Measure the relative cost of batched passes on this machine (a second or two)."""
+        """Time passes of 1..k_max+1 rows near the start and deep into a context (a second or
+        two); they seed the cost model, which then keeps learning from real passes."""
         model = self.model
         model.truncate(0)
         warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 12)
-        short = len(warm) // 4
+        sizes = sorted({1, 2, 4, 8, self.k_max + 1})
+        seed: list[tuple[int, int, float]] = []
+        for upto in (len(warm) // 4, len(warm) - self.k_max - 1):
+            model.decode(warm[len(model.cached) : upto], 1)
+            base = len(model.cached)
 
-        def run(n: int) -> None:
-            model.decode(warm[:n], n)
-            model.truncate(base)
+            def run(n: int, base: int = base) -> None:
+                model.decode(warm[base : base + n], n)
+                model.truncate(base)
 
-        model.decode(warm[:short], 1)
-        base = len(model.cached)
-        near = calibrate(run)
-        model.decode(warm[short:], 1)  # the same passes deep into a context: attention grows
-        near_len, base = base, len(model.cached)
-        far = calibrate(run, pairs=5, default=DEFAULT_COST_FAR)
-        self.cost = PassCost(near, far, near_len, base)
+            seed += [(n, base, s) for n, s in time_passes(run, sizes)]
+        model.truncate(0)
+        self.cost = PassCost(seed)
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:
@@ -141,8 +142,8 @@ class Engine:
             return [], 0, "", None
         if self.draft_cost > 0:  # a draft model: decide k before paying for the proposal
             acceptance = self.acceptance(params, "model")
-            estimate = acceptance.estimate(16)
-            k = min(best_k(estimate, self.k_max, self.cost, self.draft_cost, len(tokens)), room)
+            survival = acceptance.survival(16, self.k_max)
+            k = min(best_k(survival, self.k_max, self.cost, self.draft_cost, len(tokens)), room)
             if k == 0:
                 acceptance.skipped(16)
                 return [], 0, "", None
@@ -152,7 +153,8 @@ class Engine:
         if not d.tokens:
             return [], 0, "", None
         acceptance = self.acceptance(params, governor.tag(d.source))
-        k = best_k(acceptance.estimate(d.match_len), len(d.tokens), self.cost, 0.0, len(tokens))
+        survival = acceptance.survival(d.match_len, len(d.tokens))
+        k = best_k(survival, len(d.tokens), self.cost, 0.0, len(tokens))
         if k == 0:
             acceptance.skipped(d.match_len)
         return (
@@ -172,7 +174,10 @@ class Engine:
     ) -> Step:
         model = self.model
         draft, match_len, source, q = self._draft(tokens, room, params, governor)
+        t0 = time.perf_counter()
         logits = model.decode([tokens[-1], *draft], len(draft) + 1)
+        if self.drafter is not None and self.adaptive:
+            self.cost.observe(len(draft) + 1, len(tokens), time.perf_counter() - t0)
         if not draft:
             governor.missed = False
             return Step([next_token(logits[0], params, rng)])

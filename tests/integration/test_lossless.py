@@ -19,9 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 
 from app.config import get_settings
+from app.serving.model import CHUNK, Model
 from tests.servers import embedded_server
 
 pytestmark = pytest.mark.integration
@@ -100,3 +102,31 @@ def test_corpus_is_reread_when_it_changes(plain_outputs: list[str], tmp_path: Pa
         after = _chat(url, PROMPTS[1])
     assert after["choices"][0]["message"]["content"] == plain_outputs[1]
     assert after["spec_decode"]["accepted_tokens"] > before["accepted_tokens"]
+
+
+def test_a_verify_pass_across_a_chunk_boundary_matches_single_token_passes() -> None:
+    """A verify pass is decoded in one piece even where it straddles a prefill chunk boundary:
+    its rows and the KV it leaves must equal those of single-token passes, bit for bit."""
+    s = get_settings()
+    model = Model(s.resolved_model_path, n_ctx=512, n_threads=s.n_threads)
+    try:
+        tokens = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益。Article 1. " * 20)
+        start = CHUNK - 9  # the 17 rows run from 119 to 135: across position 128
+        rows = tokens[start : start + 17]
+        model.decode(tokens[:start], 1)
+        single = np.stack([model.decode([tok], 1)[0].copy() for tok in rows])
+        after_single = model.decode(tokens[start + 17 : start + 18], 1)[0].copy()
+        model.truncate(start)
+        passes: list[int] = []
+        decode_chunk = model._decode_chunk
+        model._decode_chunk = lambda chunk, n: (passes.append(len(chunk)), decode_chunk(chunk, n))[
+            1
+        ]  # type: ignore[method-assign]
+        batched = model.decode(rows, len(rows)).copy()
+        model._decode_chunk = decode_chunk  # type: ignore[method-assign]
+        assert passes == [17]  # one llama_decode call, not split at 128
+        after_batched = model.decode(tokens[start + 17 : start + 18], 1)[0]
+        assert np.array_equal(single, batched)
+        assert np.array_equal(after_single, after_batched)  # the KV written is the same too
+    finally:
+        model.close()

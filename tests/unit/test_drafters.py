@@ -10,17 +10,29 @@ from app.serving.adaptive import (
     PassCost,
     RequestGovernor,
     best_k,
-    calibrate,
     expected_tokens,
+    geometric,
+    time_passes,
 )
 from app.serving.drafters import NgramDrafter, NgramIndex, continue_from
 from app.serving.sampling import SamplingParams
 from app.serving.suffix_index import Matcher, SuffixAutomaton
 from app.serving.text import TextAssembler
 
-COST = PassCost(
-    {1: 1.0, 2: 2.0, 4: 2.5, 8: 3.4, 16: 4.4}, {1: 1.0, 2: 2.0, 4: 3.0, 8: 5.0, 16: 8.0}
-)
+NEAR, FAR = 150, 600
+
+
+def machine(n: int, context: int, per_row: float = 0.0025) -> float:
+    """Seconds of an n-row pass on a made-up CPU: fixed cost, attention, rows, rows' attention."""
+    m, x = n - 1, context / 1000
+    return 0.008 + 0.004 * x + per_row * m + 0.002 * m * x
+
+
+def seed(per_row: float = 0.0025) -> list[tuple[int, int, float]]:
+    return [(n, c, machine(n, c, per_row)) for c in (NEAR, FAR) for n in (1, 2, 4, 8, 17)]
+
+
+COST = PassCost(seed())
 
 
 def _brute_longest(corpus: list[int], context: list[int]) -> int:
@@ -91,42 +103,91 @@ def test_matcher_proposes_what_followed_and_stops_at_document_end() -> None:
 
 
 def test_adaptive_length_drafts_only_when_it_pays() -> None:
-    assert best_k(0.3, 8, COST) == 0  # weak matches: plain decoding is faster
-    assert best_k(0.97, 16, COST) >= 8  # strong matches: draft long
+    assert best_k(geometric(0.3, 8), 8, COST) == 0  # weak matches: plain decoding is faster
+    assert best_k(geometric(0.97, 16), 16, COST) >= 8  # strong matches: draft long
     # deep into a context a long verify pass costs more, so the same acceptance drafts less
-    assert 0 < best_k(0.9, 16, COST, context=COST.far) < best_k(0.9, 16, COST, context=COST.near)
-    assert expected_tokens(1.0, 4) == 5
+    far, near = (best_k(geometric(0.95, 16), 16, COST, context=c) for c in (2000, NEAR))
+    assert 0 < far < near
+    assert expected_tokens(np.ones(4), 4) == 5
+    assert expected_tokens(geometric(0.5, 3), 3) == pytest.approx(1.875)
+
+
+def test_acceptance_learns_that_drafts_survive_whole() -> None:
     model = AcceptanceModel()
-    before = model.estimate(40)
-    for _ in range(50):
-        model.record(40, 8, 0)
-    assert model.estimate(40) < before < 1.0
+    prior = model.survival(40, 16)
+    assert prior[0] == pytest.approx(0.95) and prior[-1] == pytest.approx(0.95**16)
+    for _ in range(200):  # copied passages: half broken at their first token, half accepted whole
+        model.record(40, 16, 0)
+        model.record(40, 16, 16)
+    learnt = model.survival(40, 16)
+    assert learnt[0] == pytest.approx(0.5, abs=0.03)
+    assert learnt[-1] == pytest.approx(0.5, abs=0.03)  # no further losses after the first token
+    # the same per-token acceptance rate (16/17) read as independent coin flips drafts short
+    assert best_k(learnt, 16, COST) == 16 > best_k(geometric(16 / 17, 16), 16, COST)
+    for _ in range(300):
+        model.record(40, 8, 0)  # the matches stopped paying: stop drafting them
+    assert best_k(model.survival(40, 16), 16, COST) == 0
+    stopped = model.survival(40, 1)[0]
+    for _ in range(300):
+        model.skipped(40)  # not drafting them drifts back to the prior, so they are re-tried
+    assert stopped < 0.2 < 0.85 < model.survival(40, 1)[0]
 
 
-def test_pass_cost_grows_with_context_and_stays_monotone() -> None:
-    near, mid, far = COST(17, 0), COST(17, (COST.near + COST.far) // 2), COST(17, COST.far)
-    assert near == pytest.approx(4.4 + 0.125) and far == pytest.approx(8.0 + 3.0 / 8)
-    assert near < mid < far
-    assert COST(1, 10_000) == 1.0 and COST(17, 10_000) <= COST(17, 10 * COST.far)
+def test_pass_cost_fits_the_timed_passes_and_grows_with_context() -> None:
+    for n, c in ((1, NEAR), (17, NEAR), (9, 400), (17, FAR)):
+        assert COST.seconds(n, c) == pytest.approx(machine(n, c), rel=1e-6)
+    assert COST(1, 2000) == 1.0
+    near, mid, far = COST(17, NEAR), COST(17, (NEAR + FAR) // 2), COST(17, FAR)
+    assert near == pytest.approx(machine(17, NEAR) / machine(1, NEAR))
+    assert 1.0 < near < mid < far <= 17.0
+    assert all(COST(n, FAR) <= COST(n + 1, FAR) for n in range(1, 24))
 
 
-def test_calibration_is_clamped_and_monotone() -> None:
-    cost = calibrate(lambda n: None, pairs=1)  # no time spent at all: clamped to the band
-    assert cost[1] == 1.0
-    assert all(cost[a] <= cost[b] for a, b in zip((1, 2, 4, 8), (2, 4, 8, 16), strict=True))
+def test_pass_cost_learns_a_dearer_machine_from_traffic() -> None:
+    dear = PassCost(seed(per_row=0.005))
+    cost = PassCost(seed(per_row=0.0005), refit_every=8)  # start-up said: batching is cheap
+    before = best_k(geometric(0.85, 16), 16, cost, context=NEAR)
+    for _ in range(40):  # but the passes really served cost ten times as much per extra row
+        for n in (1, 3, 17):
+            cost.observe(n, NEAR, machine(n, NEAR, per_row=0.005))
+    assert cost(17, NEAR) == pytest.approx(dear(17, NEAR), rel=0.1)
+    assert best_k(geometric(0.85, 16), 16, cost, context=NEAR) < before
+
+
+def test_pass_cost_ignores_outliers_and_needs_a_seed() -> None:
+    cost = PassCost(seed(), refit_every=1)
+    cost.observe(17, NEAR, 100 * machine(17, NEAR))  # a stall: dropped
+    assert not cost.recent
+    assert cost(17, NEAR) == pytest.approx(COST(17, NEAR))
+    with pytest.raises(ValueError):
+        PassCost([])
+
+
+def test_time_passes_interleaves_sizes_and_takes_medians() -> None:
+    calls: list[int] = []
+    clock = iter(range(1000))
+
+    def fake_decode(n: int) -> None:
+        calls.append(n)
+
+    times = time_passes(fake_decode, (1, 4, 17), reps=3)
+    assert calls == [1, 4, 17] * 3
+    assert [n for n, _ in times] == [1, 4, 17]
+    assert all(t >= 0 for _, t in times)
+    del clock
 
 
 def test_governor_switches_off_a_request_whose_drafts_do_not_pay() -> None:
     gov = RequestGovernor(COST, window=3)
     for _ in range(3):
-        gov.record(16, 1, context=COST.far)  # 16 drafted, none accepted, expensive passes
+        gov.record(16, 1, context=FAR)  # 16 drafted, none accepted, expensive passes
     assert not gov.allowed()
     assert gov.tag("context") == "context"
     gov.missed = True  # acceptance after a corrected token is learnt apart
     assert gov.tag("context") == "context+miss"
     paying = RequestGovernor(COST, window=3)
     for _ in range(3):
-        paying.record(8, 9, context=COST.near)
+        paying.record(8, 9, context=NEAR)
     assert paying.allowed()
 
 
