@@ -190,6 +190,23 @@ def expected_tokens(survival: np.ndarray, k: int) -> float:
     return 1.0 + float(np.sum(survival[:k]))
 
 
+def plan(
+    survival: np.ndarray,
+    k_max: int,
+    cost: PassCost,
+    extra_cost_per_draft: float = 0.0,
+    context: int = 0,
+) -> tuple[int, float]:
+    """The k in 0..k_max with the highest expected tokens per unit cost, and that value
+    (k = 0, value 1.0: do not draft, nothing promises MIN_GAIN over plain decoding)."""
+    best, best_value = 0, 1.0
+    for k in range(1, min(k_max, len(survival)) + 1):
+        value = expected_tokens(survival, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
+        if value > best_value:
+            best, best_value = k, value
+    return (best, best_value) if best_value > MIN_GAIN else (0, 1.0)
+
+
 def best_k(
     survival: np.ndarray,
     k_max: int,
@@ -197,13 +214,7 @@ def best_k(
     extra_cost_per_draft: float = 0.0,
     context: int = 0,
 ) -> int:
-    """The k in 0..k_max with the highest expected tokens per unit cost (0: do not draft)."""
-    best, best_value = 0, 1.0
-    for k in range(1, min(k_max, len(survival)) + 1):
-        value = expected_tokens(survival, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
-        if value > best_value:
-            best, best_value = k, value
-    return best if best_value > MIN_GAIN else 0
+    return plan(survival, k_max, cost, extra_cost_per_draft, context)[0]
 
 
 class RequestGovernor:

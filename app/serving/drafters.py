@@ -2,7 +2,8 @@
 
 - `NgramDrafter`: prompt lookup over the request's own prompt + generated tokens.
 - `RetrievalDrafter`: the same, plus a suffix-automaton lookup in the local corpus
-  (earlier approved outputs, prompt-library texts); the longer match wins.
+  (earlier approved outputs, prompt-library texts); the longer match is proposed, with the
+  context's proposal as a fallback that the engine takes when its record is better.
 - `ModelDrafter`: a small GGUF draft model with the target's vocabulary.
 """
 
@@ -31,6 +32,7 @@ class Draft:
     match_len: int = 0  # tokens of context the proposal is anchored on (0: not a lookup)
     q: np.ndarray | None = None
     source: str = "context"  # context | corpus | model: acceptance is learnt per source
+    fallback: Draft | None = None  # another source's proposal (the context's, when the corpus won)
 
 
 class Drafter(Protocol):
@@ -143,7 +145,8 @@ class RetrievalDrafter(NgramDrafter):
         if self.matcher.length >= max(CORPUS_MIN_MATCH, local.match_len + 1):
             found = self.matcher.propose(k)
             if found:
-                return Draft(found, match_len=self.matcher.length, source="corpus")
+                fallback = local if local.tokens else None
+                return Draft(found, self.matcher.length, source="corpus", fallback=fallback)
         return local
 
 

@@ -19,6 +19,7 @@ from app.serving.adaptive import (
     PassCost,
     RequestGovernor,
     best_k,
+    plan,
     time_passes,
 )
 from app.serving.drafters import Drafter
@@ -150,19 +151,21 @@ class Engine:
             d = self.drafter.propose(tokens, k)
             return d.tokens, 16, d.source, d.q
         d = self.drafter.propose(tokens, min(self.k_max, room))
-        if not d.tokens:
-            return [], 0, "", None
-        acceptance = self.acceptance(params, governor.tag(d.source))
-        survival = acceptance.survival(d.match_len, len(d.tokens))
-        k = best_k(survival, len(d.tokens), self.cost, 0.0, len(tokens))
-        if k == 0:
-            acceptance.skipped(d.match_len)
-        return (
-            d.tokens[:k],
-            d.match_len,
-            governor.tag(d.source),
-            (d.q[:k] if d.q is not None else None),
-        )
+        chosen: tuple[list[int], int, str, np.ndarray | None] = ([], 0, "", None)
+        chosen_value = 0.0
+        for cand in (d, d.fallback):  # the corpus's proposal and the context's, if both exist
+            if cand is None or not cand.tokens:
+                continue
+            tag = governor.tag(cand.source)
+            acceptance = self.acceptance(params, tag)
+            survival = acceptance.survival(cand.match_len, len(cand.tokens))
+            k, value = plan(survival, len(cand.tokens), self.cost, 0.0, len(tokens))
+            if k == 0:
+                acceptance.skipped(cand.match_len)
+            elif value > chosen_value:
+                q = cand.q[:k] if cand.q is not None else None
+                chosen, chosen_value = (cand.tokens[:k], cand.match_len, tag, q), value
+        return chosen
 
     def _step(
         self,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
+
 import numpy as np
 import pytest
 
@@ -14,8 +18,11 @@ from app.serving.adaptive import (
     geometric,
     time_passes,
 )
-from app.serving.drafters import NgramDrafter, NgramIndex, continue_from
+from app.serving.corpus import Corpus
+from app.serving.drafters import Draft, NgramDrafter, NgramIndex, RetrievalDrafter, continue_from
+from app.serving.model import Model
 from app.serving.sampling import SamplingParams
+from app.serving.speculative import Engine
 from app.serving.suffix_index import Matcher, SuffixAutomaton
 from app.serving.text import TextAssembler
 
@@ -218,3 +225,50 @@ def test_draft_model_with_other_vocabulary_is_refused() -> None:
     other[0] = b"different"
     with pytest.raises(VocabMismatch, match="token 0"):
         check_vocab(target, _FakeVocab(other))
+
+
+def _corpus(tmp_path: Path, text: str) -> Corpus:
+    (tmp_path / "approved.md").write_text(text, encoding="utf-8")
+    return Corpus(lambda t: [ord(c) for c in t], None, tmp_path)  # one token per character
+
+
+def test_retrieval_proposes_the_corpus_with_the_context_as_fallback(tmp_path: Path) -> None:
+    drafter = RetrievalDrafter(_corpus(tmp_path, "the processor shall notify the regulator"))
+    params, rng = SamplingParams(), np.random.default_rng(0)
+    context = [ord(c) for c in "shall notify the data subject; a processor shall notify the "]
+    drafter.start(context, params, rng)
+    d = drafter.propose(context, 9)
+    assert d.source == "corpus" and "".join(map(chr, d.tokens)) == "regulator"
+    assert d.fallback is not None and d.fallback.source == "context"
+    assert "".join(map(chr, d.fallback.tokens)) == "data subj"
+    alone = [ord(c) for c in "nothing in common with it"]
+    drafter.start(alone, params, rng)
+    assert drafter.propose(alone, 4).fallback is None
+
+
+class _TwoSources:
+    """Always proposes 7s from the corpus, with 8s from the context as the fallback."""
+
+    method = "retrieval"
+
+    def start(
+        self, prompt: Sequence[int], params: SamplingParams, rng: np.random.Generator
+    ) -> None:
+        pass
+
+    def propose(self, tokens: Sequence[int], k: int) -> Draft:
+        return Draft([7] * k, 40, source="corpus", fallback=Draft([8] * k, 40, source="context"))
+
+
+def test_engine_takes_the_proposal_whose_record_is_better() -> None:
+    engine = Engine(cast(Model, None), _TwoSources(), k_max=16)
+    engine.cost = COST
+    params = SamplingParams()
+    for _ in range(100):  # the corpus's proposals keep failing here, the context's hold
+        engine.acceptance(params, "corpus").record(40, 16, 0)
+        engine.acceptance(params, "context").record(40, 16, 16)
+    tokens, _, source, _ = engine._draft([1, 2, 3], 16, params, RequestGovernor(COST))
+    assert source == "context" and tokens == [8] * 16
+    for _ in range(300):
+        engine.acceptance(params, "context").record(40, 16, 0)  # now neither pays
+    assert engine._draft([1, 2, 3], 16, params, RequestGovernor(COST))[0] == []
