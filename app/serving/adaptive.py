@@ -207,16 +207,6 @@ def plan(
     return (best, best_value) if best_value > MIN_GAIN else (0, 1.0)
 
 
-def best_k(
-    survival: np.ndarray,
-    k_max: int,
-    cost: PassCost,
-    extra_cost_per_draft: float = 0.0,
-    context: int = 0,
-) -> int:
-    return plan(survival, k_max, cost, extra_cost_per_draft, context)[0]
-
-
 class RequestGovernor:
     """Per request: switch drafting off for a while when realised gain falls below plain."""
 

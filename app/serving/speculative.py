@@ -18,7 +18,6 @@ from app.serving.adaptive import (
     AcceptanceModel,
     PassCost,
     RequestGovernor,
-    best_k,
     plan,
     time_passes,
 )
@@ -144,7 +143,7 @@ class Engine:
         if self.draft_cost > 0:  # a draft model: decide k before paying for the proposal
             acceptance = self.acceptance(params, "model")
             survival = acceptance.survival(16, self.k_max)
-            k = min(best_k(survival, self.k_max, self.cost, self.draft_cost, len(tokens)), room)
+            k = min(plan(survival, self.k_max, self.cost, self.draft_cost, len(tokens))[0], room)
             if k == 0:
                 acceptance.skipped(16)
                 return [], 0, "", None

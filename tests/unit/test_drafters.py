@@ -13,9 +13,9 @@ from app.serving.adaptive import (
     AcceptanceModel,
     PassCost,
     RequestGovernor,
-    best_k,
     expected_tokens,
     geometric,
+    plan,
     time_passes,
 )
 from app.serving.corpus import Corpus
@@ -27,6 +27,10 @@ from app.serving.suffix_index import Matcher, SuffixAutomaton
 from app.serving.text import TextAssembler
 
 NEAR, FAR = 150, 600
+
+
+def best_k(survival: np.ndarray, k_max: int, cost: PassCost, context: int = 0) -> int:
+    return plan(survival, k_max, cost, context=context)[0]
 
 
 def machine(n: int, context: int, per_row: float = 0.0025) -> float:
