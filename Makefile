@@ -23,9 +23,10 @@ $(VENV)/.installed-dev: pyproject.toml scripts/install.sh
 	scripts/install.sh dev
 	touch $(VENV)/.installed $@
 
-# Debian's chromium for the real-browser tests (Playwright is pointed at it; no browser download).
+# Debian's chromium for the real-browser tests (Playwright is pointed at it; no browser download)
+# and docker-compose for the compose-file check.
 browser:
-	@scripts/ensure-chromium.sh
+	@scripts/ensure-test-tools.sh
 
 lint: install-dev
 	$(BIN)/ruff check .
