@@ -247,7 +247,9 @@ def run_workload(
             print(
                 f"  rep {rep} prompt {i}: "
                 + ", ".join(
-                    f"{m} {speeds(r)[0]:.0f} tok/s ({speeds(r)[1]:.0f} decoding)"
+                    f"{m} {speeds(r)[0]:.0f} tok/s ({speeds(r)[1]:.0f} decoding"
+                    f", {r['spec_decode']['accepted_tokens']}/{r['spec_decode']['draft_tokens']} "
+                    "drafts accepted)"
                     for m, r in results.items()
                 ),
                 flush=True,
