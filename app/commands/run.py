@@ -1,12 +1,15 @@
 """`lexspec run`: start the embedded model server and the Streamlit app together.
 
-Prints both URLs; Ctrl-C stops both cleanly. Used by `make run`.
+Prints both URLs; Ctrl-C stops both cleanly, and so do SIGTERM (a service manager, `kill`) and
+SIGHUP (the terminal closed), which would otherwise leave both children holding their ports.
+Used by `make run`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -53,7 +56,14 @@ def _prepare_database(settings: Settings) -> None:
         print("  (shown once; you will be asked to change it at first sign-in)\n")
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _run(args: argparse.Namespace) -> int:
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
     settings = get_settings()
     env = dict(os.environ)
     procs: list[subprocess.Popen[bytes]] = []
