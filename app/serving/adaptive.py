@@ -19,7 +19,6 @@ each time.
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 from collections import deque
@@ -44,12 +43,13 @@ MAX_DRAFT = 32  # longest survival curve asked for (verify batches stay below 32
 OUTLIER = 10.0  # a pass this many times off the fit (a stall, a swapped-out process) is ignored
 
 
-def features(n: int, context: int) -> np.ndarray:
+def features(n: int | np.ndarray, context: int | np.ndarray) -> np.ndarray:
     """1, L, m, m*L, sqrt(m) for m = n - 1 extra rows and L in thousands of tokens: the fixed
     cost, attention of one row, each extra row's matmuls and logits, its attention, and the
-    sub-linear start of batching."""
-    m, x = n - 1, context / 1000
-    return np.array([1.0, x, m, m * x, math.sqrt(m)])
+    sub-linear start of batching. n and context may be arrays (one row of features each)."""
+    m = np.asarray(n, dtype=float) - 1
+    x = np.broadcast_to(np.asarray(context, dtype=float) / 1000, m.shape)
+    return np.stack([np.ones_like(m), x, m, m * x, np.sqrt(m)], axis=-1)
 
 
 class PassCost:
@@ -81,9 +81,8 @@ class PassCost:
         self.refit()
 
     def refit(self) -> None:
-        rows = self.seed + list(self.recent)
-        x = np.array([features(n, c) for n, c, _ in rows])
-        y = np.array([s for _, _, s in rows])
+        n, c, y = np.array(self.seed + list(self.recent), dtype=float).T
+        x = features(n, c)
         # relative error matters, not absolute: weight each point by 1/seconds; the seed fades
         # as traffic comes in (it keeps the shape where traffic has no passes of some size)
         fade = np.array(
@@ -106,11 +105,16 @@ class PassCost:
         if self._pending >= self.refit_every:
             self.refit()
 
-    def __call__(self, n: int, context: int = 0) -> float:
+    def relative(self, n: np.ndarray, context: int = 0) -> np.ndarray:
+        """seconds(n, L) / seconds(1, L) for an array of row counts, clamped to [1, n]."""
+        n = np.asarray(n, dtype=float)
         one = self.seconds(1, context)
         if one <= 0:  # a degenerate fit far outside the data: assume no batching gain
-            return float(n)
-        return min(max(self.seconds(n, context) / one, 1.0), float(n))
+            return n
+        return np.clip(features(n, context) @ self.theta / one, 1.0, n)
+
+    def __call__(self, n: int, context: int = 0) -> float:
+        return float(self.relative(np.asarray(n), context))
 
     def table(self, context: int, sizes: Iterable[int] = (2, 4, 8, 17)) -> dict[int, float]:
         """Relative costs at one context length, for logs and benchmarks."""
@@ -185,9 +189,10 @@ def geometric(a: float, k: int) -> np.ndarray:
     return a ** np.arange(1, k + 1)
 
 
-def expected_tokens(survival: np.ndarray, k: int) -> float:
-    """Tokens one pass yields with k drafts: the accepted ones (sum of survival) plus one."""
-    return 1.0 + float(np.sum(survival[:k]))
+def expected_tokens(survival: np.ndarray) -> np.ndarray:
+    """Tokens one pass yields with k = 1, 2, ... drafts: the accepted ones (the running sum of
+    survival) plus one."""
+    return 1.0 + np.cumsum(survival)
 
 
 def plan(
@@ -199,12 +204,13 @@ def plan(
 ) -> tuple[int, float]:
     """The k in 0..k_max with the highest expected tokens per unit cost, and that value
     (k = 0, value 1.0: do not draft, nothing promises MIN_GAIN over plain decoding)."""
-    best, best_value = 0, 1.0
-    for k in range(1, min(k_max, len(survival)) + 1):
-        value = expected_tokens(survival, k) / (cost(k + 1, context) + extra_cost_per_draft * k)
-        if value > best_value:
-            best, best_value = k, value
-    return (best, best_value) if best_value > MIN_GAIN else (0, 1.0)
+    ks = np.arange(1, min(k_max, len(survival)) + 1)
+    if not len(ks):
+        return 0, 1.0
+    passes = cost.relative(ks + 1, context) + extra_cost_per_draft * ks
+    values = expected_tokens(survival[: len(ks)]) / passes
+    best = int(np.argmax(values))  # the shortest draft among equally good ones
+    return (best + 1, float(values[best])) if values[best] > MIN_GAIN else (0, 1.0)
 
 
 class RequestGovernor:
