@@ -30,6 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from app.serving import process  # noqa: E402
+from app.serving.loadbench import RequestResult, Target, one_request, resolve_target  # noqa: E402
+from app.serving.metrics_parse import scrape  # noqa: E402
 
 SYSTEM = "你是一名中国数据合规律师。请用简体中文起草，分章节编号，并准确引用法律条文。"
 FIRST_DRAFTS = [
@@ -135,42 +137,23 @@ def _messages(user: str) -> list[dict[str, str]]:
 
 
 @contextmanager
-def server(mode: str, *args: str) -> Iterator[str]:
-    """A `lexspec serve` subprocess; yields its root URL once healthy."""
+def server(mode: str, *args: str) -> Iterator[Target]:
+    """A `lexspec serve` subprocess, once healthy."""
     with process.embedded_server("--speculative", mode, *args) as v1:
-        yield v1.removesuffix("/v1")
+        yield resolve_target(v1, {})
 
 
-def chat(root: str, messages: list[dict[str, str]], max_tokens: int) -> dict:
-    """One streamed request; adds wall_s (whole request) and ttft_s (first text) to the result."""
-    body = {"messages": messages, "temperature": 0, "max_tokens": max_tokens, "stream": True}
-    t0 = time.perf_counter()
-    ttft: float | None = None
-    parts: list[str] = []
-    out: dict = {}
-    with httpx.stream("POST", f"{root}/v1/chat/completions", json=body, timeout=600) as r:
-        r.raise_for_status()
-        for line in r.iter_lines():
-            if not line.startswith("data: ") or line == "data: [DONE]":
-                continue
-            data = json.loads(line[6:])
-            text = data["choices"][0]["delta"].get("content") if data.get("choices") else None
-            if text:
-                ttft = ttft if ttft is not None else time.perf_counter() - t0
-                parts.append(text)
-            if "usage" in data:
-                out = data
-    out["wall_s"] = time.perf_counter() - t0
-    out["ttft_s"] = ttft if ttft is not None else out["wall_s"]
-    out["choices"] = [{"message": {"content": "".join(parts)}}]
-    return out
+def chat(target: Target, messages: list[dict[str, str]], max_tokens: int) -> RequestResult:
+    """One streamed temperature-0 request, timed (whole request, and to the first text)."""
+    with httpx.Client(timeout=600) as http:
+        r = one_request(http, target, messages, 0, max_tokens)
+    if not r.ok:
+        raise RuntimeError(f"{target.name}: {r.error}")
+    return r
 
 
-def drafts_total(root: str) -> float:
-    for line in httpx.get(f"{root}/metrics").text.splitlines():
-        if line.startswith("vllm:spec_decode_num_drafts_total{"):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
+def drafts_total(target: Target) -> float:
+    return scrape(target.endpoint).counters.get("spec_decode_num_drafts", 0.0)
 
 
 class Arm:
@@ -191,13 +174,13 @@ class Arm:
         self.ratios: dict[int, list[float]] = {}
         self.decode_ratios: dict[int, list[float]] = {}
 
-    def add(self, r: dict, same: bool) -> None:
-        self.tokens += r["usage"]["completion_tokens"]
-        self.seconds += r["wall_s"]
-        self.decode_tokens += r["usage"]["completion_tokens"] - 1
-        self.decode_seconds += r["wall_s"] - r["ttft_s"]
-        self.draft += r["spec_decode"]["draft_tokens"]
-        self.accepted += r["spec_decode"]["accepted_tokens"]
+    def add(self, r: RequestResult, same: bool) -> None:
+        self.tokens += r.completion_tokens
+        self.seconds += r.total_s
+        self.decode_tokens += r.completion_tokens - 1
+        self.decode_seconds += r.total_s - (r.ttft_s if r.ttft_s is not None else r.total_s)
+        self.draft += r.draft_tokens
+        self.accepted += r.accepted_tokens
         self.identical += same
         self.n += 1
 
@@ -219,14 +202,13 @@ def lowest_pair(ratios: dict[int, list[float]]) -> float:
     return min(min(r) for r in ratios.values())
 
 
-def speeds(r: dict) -> tuple[float, float]:
+def speeds(r: RequestResult) -> tuple[float, float]:
     """(tok/s over the whole request, tok/s after the first token) of one response."""
-    n = r["usage"]["completion_tokens"]
-    return n / r["wall_s"], (n - 1) / max(r["wall_s"] - r["ttft_s"], 1e-9)
+    return r.completion_tokens / r.total_s, r.tok_s or 0.0
 
 
 def run_workload(
-    roots: dict[str, str], prompts: list[list[dict[str, str]]], args: argparse.Namespace
+    roots: dict[str, Target], prompts: list[list[dict[str, str]]], args: argparse.Namespace
 ) -> dict[str, Arm]:
     arms = {mode: Arm() for mode in roots}
     before = {mode: drafts_total(root) for mode, root in roots.items()}
@@ -237,10 +219,10 @@ def run_workload(
             for mode in order:
                 time.sleep(args.pause)  # let the previous server's threads go idle
                 results[mode] = chat(roots[mode], messages, args.max_tokens)
-            plain_text = results["off"]["choices"][0]["message"]["content"]
+            plain_text = results["off"].text
             plain, plain_decode = speeds(results["off"])
             for mode, r in results.items():
-                arms[mode].add(r, r["choices"][0]["message"]["content"] == plain_text)
+                arms[mode].add(r, r.text == plain_text)
                 speed, decode = speeds(r)
                 arms[mode].ratios.setdefault(i, []).append(speed / plain)
                 arms[mode].decode_ratios.setdefault(i, []).append(decode / plain_decode)
@@ -248,8 +230,7 @@ def run_workload(
                 f"  rep {rep} prompt {i}: "
                 + ", ".join(
                     f"{m} {speeds(r)[0]:.0f} tok/s ({speeds(r)[1]:.0f} decoding"
-                    f", {r['spec_decode']['accepted_tokens']}/{r['spec_decode']['draft_tokens']} "
-                    "drafts accepted)"
+                    f", {r.accepted_tokens}/{r.draft_tokens} drafts accepted)"
                     for m, r in results.items()
                 ),
                 flush=True,
@@ -260,7 +241,7 @@ def run_workload(
 
 
 def raw_llama(
-    prompts: list[list[dict[str, str]]], args: argparse.Namespace, plain_root: str
+    prompts: list[list[dict[str, str]]], args: argparse.Namespace, plain: Target
 ) -> tuple[float, float]:
     """tok/s of Llama.create_chat_completion in-process vs the plain server, interleaved."""
     import llama_cpp
@@ -285,9 +266,9 @@ def raw_llama(
             )
             raw_s += time.perf_counter() - t0
             raw_tok += out["usage"]["completion_tokens"]
-            r = chat(plain_root, messages, args.max_tokens)
-            srv_s += r["wall_s"]
-            srv_tok += r["usage"]["completion_tokens"]
+            r = chat(plain, messages, args.max_tokens)
+            srv_s += r.total_s
+            srv_tok += r.completion_tokens
     llm.close()
     return raw_tok / raw_s, srv_tok / srv_s
 
@@ -300,25 +281,17 @@ def ceiling(k: int, contexts: tuple[int, ...] = (300, 800)) -> list[tuple[int, f
     Timed in-process on the same model and settings as the servers, while they are idle.
     """
     from app.config import get_settings
-    from app.serving.adaptive import time_passes
     from app.serving.model import Model
+    from app.serving.speculative import time_passes_at
 
     s = get_settings()
     model = Model(s.resolved_model_path, n_ctx=s.n_ctx, n_threads=s.n_threads)
-    warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 40)
+    times = {(n, c): t for n, c, t in time_passes_at(model, contexts, (1, k + 1), reps=9)}
+    model.close()
     out = []
     for context in contexts:
-        model.truncate(0)
-        model.decode(warm[:context], 1)
-
-        def run(n: int, context: int = context) -> None:
-            model.decode(warm[context : context + n], n)
-            model.truncate(context)
-
-        times = dict(time_passes(run, (1, k + 1), reps=9))
-        cost = times[k + 1] / times[1]
+        cost = times[k + 1, context] / times[1, context]
         out.append((context, cost, (k + 1) / cost))
-    model.close()
     return out
 
 
@@ -374,7 +347,7 @@ def main() -> int:
             results[name] = run_workload(roots, prompts, args)
         print("first run of the document type (its outputs become the corpus)", flush=True)
         for i, messages in enumerate(seed):
-            text = chat(roots["off"], messages, args.max_tokens)["choices"][0]["message"]["content"]
+            text = chat(roots["off"], messages, args.max_tokens).text
             (Path(corpus) / f"approved-{i}.md").write_text(text, encoding="utf-8")
         time.sleep(2.5)  # the retrieval server re-reads its corpus at most every 2 s
         for name, prompts in (

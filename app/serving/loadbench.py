@@ -48,6 +48,8 @@ class RequestResult:
     completion_tokens: int = 0
     gaps: tuple[float, ...] = ()  # seconds between content chunks
     text: str = ""
+    draft_tokens: int = 0  # the embedded server reports these in its last chunk (vLLM does not)
+    accepted_tokens: int = 0
 
     @property
     def tok_s(self) -> float | None:
@@ -156,6 +158,7 @@ def one_request(
     gaps: list[float] = []
     parts: list[str] = []
     tokens, done = 0, False
+    spec: dict[str, Any] = {}
     try:
         url = f"{target.endpoint.base_url.rstrip('/')}/chat/completions"
         with http.stream("POST", url, json=body, headers=headers) as resp:
@@ -169,6 +172,7 @@ def one_request(
                     continue
                 if chunk.get("usage"):
                     tokens = int(chunk["usage"].get("completion_tokens") or 0)
+                spec = chunk.get("spec_decode") or spec
                 delta = (chunk.get("choices") or [{}])[0].get("delta", {}).get("content")
                 if delta:
                     now = time.perf_counter()
@@ -185,7 +189,16 @@ def one_request(
         return RequestResult(index, False, "stream ended without [DONE]", total_s=total)
     ttft = first - start if first is not None else None
     return RequestResult(
-        index, True, "", ttft, total, tokens or len(parts), tuple(gaps), "".join(parts)
+        index,
+        True,
+        "",
+        ttft,
+        total,
+        tokens or len(parts),
+        tuple(gaps),
+        "".join(parts),
+        int(spec.get("draft_tokens", 0)),
+        int(spec.get("accepted_tokens", 0)),
     )
 
 

@@ -25,6 +25,30 @@ from app.serving.drafters import Drafter
 from app.serving.model import MAX_INVARIANT_ROWS, Model
 from app.serving.sampling import SamplingParams, next_token, verify
 
+WARM_TEXT = "第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。"
+
+
+def time_passes_at(
+    model: Model, contexts: Sequence[int], sizes: Sequence[int], reps: int = 5
+) -> list[tuple[int, int, float]]:
+    """(rows, context length, median seconds) of target passes over each number of rows, after
+    each number of tokens of a statute-like text; the KV cache is left empty."""
+    warm = model.tokenize(WARM_TEXT * 40)  # about 2,000 tokens
+    if max(contexts) + max(sizes) > len(warm):
+        raise ValueError(f"contexts up to {len(warm) - max(sizes)} tokens only")
+    out: list[tuple[int, int, float]] = []
+    model.truncate(0)
+    for context in sorted(contexts):
+        model.decode(warm[len(model.cached) : context], 1)
+
+        def run(n: int, context: int = context) -> None:
+            model.decode(warm[context : context + n], n)
+            model.truncate(context)
+
+        out += [(n, context, seconds) for n, seconds in time_passes(run, sizes, reps)]
+    model.truncate(0)
+    return out
+
 
 @dataclass
 class Request:
@@ -79,22 +103,8 @@ class Engine:
     def calibrate(self) -> PassCost:
         """Time passes of 1..k_max+1 rows near the start and deep into a context (a second or
         two); they seed the cost model, which then keeps learning from real passes."""
-        model = self.model
-        model.truncate(0)
-        warm = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。" * 12)
         sizes = sorted({1, 2, 4, 8, self.k_max + 1})
-        seed: list[tuple[int, int, float]] = []
-        for upto in (len(warm) // 4, len(warm) - self.k_max - 1):
-            model.decode(warm[len(model.cached) : upto], 1)
-            base = len(model.cached)
-
-            def run(n: int, base: int = base) -> None:
-                model.decode(warm[base : base + n], n)
-                model.truncate(base)
-
-            seed += [(n, base, s) for n, s in time_passes(run, sizes)]
-        model.truncate(0)
-        self.cost = PassCost(seed)
+        self.cost = PassCost(time_passes_at(self.model, (150, 599 - self.k_max), sizes))
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
 from app.cli import main
 from app.config import get_settings
 from app.serving.bench_report import verdict, write_outputs
-from app.serving.loadbench import resolve_target, run_bench, workload
+from app.serving.loadbench import one_request, resolve_target, run_bench, workload
 
 pytestmark = pytest.mark.integration
 
@@ -54,3 +55,18 @@ def test_cli_bench(
     assert (tmp_path / "bench.png").is_file()
     assert main(["bench", "no-such-endpoint", plain_llm_base_url]) == 2
     assert "unknown endpoint" in capsys.readouterr().err
+
+
+def test_one_request_reports_the_embedded_servers_draft_counts(
+    llm_base_url: str, plain_llm_base_url: str
+) -> None:
+    """The last chunk's spec_decode counts reach RequestResult (the bench reads them)."""
+    prompt = "List the days of the week, then list them again."
+    messages = [{"role": "user", "content": prompt}]
+    with httpx.Client(timeout=120) as http:
+        spec = one_request(http, resolve_target(llm_base_url, {}), messages, 0, 64)
+        plain = one_request(http, resolve_target(plain_llm_base_url, {}), messages, 0, 64)
+    assert spec.ok and plain.ok
+    assert spec.draft_tokens > 0 and 0 <= spec.accepted_tokens <= spec.draft_tokens
+    assert plain.draft_tokens == plain.accepted_tokens == 0
+    assert spec.text == plain.text and spec.completion_tokens == plain.completion_tokens > 0
