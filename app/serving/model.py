@@ -116,11 +116,7 @@ class Model:
         Only KV computed by an earlier prefill is reused (never tokens that were generated),
         and only up to a CHUNK boundary, so the cache content never depends on history.
         """
-        limit = min(self._prefilled, len(prompt) - 1)
-        n = 0
-        cached = self.cached
-        while n < limit and cached[n] == prompt[n]:
-            n += 1
+        n = self._shared(prompt, min(self._prefilled, len(prompt) - 1))
         n -= n % CHUNK
         self.truncate(n)
         self.decode(prompt[n:-1], 0)
@@ -129,12 +125,15 @@ class Model:
 
     def reuse_prefix(self, tokens: Sequence[int]) -> int:
         """Keep the cached KV for the longest shared prefix (leaving >= 1 token to decode)."""
-        limit = min(len(self.cached), len(tokens) - 1)
-        n = 0
-        cached = self.cached
+        n = self._shared(tokens, min(len(self.cached), len(tokens) - 1))
+        self.truncate(n)
+        return n
+
+    def _shared(self, tokens: Sequence[int], limit: int) -> int:
+        """How many leading tokens (at most `limit`) the cache holds already."""
+        n, cached = 0, self.cached
         while n < limit and cached[n] == tokens[n]:
             n += 1
-        self.truncate(n)
         return n
 
     def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
