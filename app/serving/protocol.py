@@ -40,7 +40,6 @@ class ChatRequest:
     max_tokens: int | None = None
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
-    include_usage: bool = True
 
 
 def _number(body: dict[str, Any], key: str, default: float) -> float:
