@@ -6,12 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.serving import process
 from tests.servers import REPO, free_port
 
 pytestmark = pytest.mark.integration
@@ -32,24 +32,15 @@ def test_run_stops_the_app_on_a_signal(sig: signal.Signals, tmp_path: Path) -> N
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
-        text=True,
     )
     try:
-        deadline = time.monotonic() + 120
-        while True:  # the Streamlit app answers
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the app did not start"
-            time.sleep(0.5)
+        process.wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, accept="ok")
         proc.send_signal(sig)
-        out, _ = proc.communicate(timeout=60)
+        raw, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
+    out = raw.decode(errors="replace")
     assert proc.returncode == 0, out
     assert "stopping" in out and "Traceback" not in out, out
     with pytest.raises(httpx.HTTPError):  # the child went with it: nothing holds the port
