@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -12,14 +13,23 @@ from app.cli import main
 from app.config import get_settings
 from app.serving.bench_report import verdict, write_outputs
 from app.serving.loadbench import one_request, resolve_target, run_bench, workload
+from tests.servers import embedded_server
 
 pytestmark = pytest.mark.integration
 
 
+@pytest.fixture(scope="module")
+def drafting_url() -> Iterator[str]:
+    """An n-gram server that drafts on every step (--fixed-k): an adaptive one may rightly
+    decide that drafting does not pay for a few short requests, leaving nothing to measure."""
+    with embedded_server("ngram", "--num-speculative-tokens", "4", "--fixed-k") as url:
+        yield url
+
+
 def test_sweep_both_arms_and_k_sweep(
-    llm_base_url: str, plain_llm_base_url: str, tmp_path: Path
+    drafting_url: str, plain_llm_base_url: str, tmp_path: Path
 ) -> None:
-    spec, plain = resolve_target(llm_base_url, {}), resolve_target(plain_llm_base_url, {})
+    spec, plain = resolve_target(drafting_url, {}), resolve_target(plain_llm_base_url, {})
     chats = workload(get_settings().prompts_dir)[:1]  # the shortest legal prompt, bounded run
     seen: list[tuple[int, int]] = []
     run = run_bench(
@@ -58,13 +68,13 @@ def test_cli_bench(
 
 
 def test_one_request_reports_the_embedded_servers_draft_counts(
-    llm_base_url: str, plain_llm_base_url: str
+    drafting_url: str, plain_llm_base_url: str
 ) -> None:
     """The last chunk's spec_decode counts reach RequestResult (the bench reads them)."""
     prompt = "List the days of the week, then list them again."
     messages = [{"role": "user", "content": prompt}]
     with httpx.Client(timeout=120) as http:
-        spec = one_request(http, resolve_target(llm_base_url, {}), messages, 0, 64)
+        spec = one_request(http, resolve_target(drafting_url, {}), messages, 0, 64)
         plain = one_request(http, resolve_target(plain_llm_base_url, {}), messages, 0, 64)
     assert spec.ok and plain.ok
     assert spec.draft_tokens > 0 and 0 <= spec.accepted_tokens <= spec.draft_tokens
