@@ -3,6 +3,8 @@
 Role checks live here, not only in the UI: every service that needs a role calls
 `require_role`. An admin may do everything; drafters draft, reviewers review.
 Failed sign-ins are throttled per user name (a few tries, then a short wait).
+Like every app service, these take the session (and the acting user) keyword-only and
+never commit: the page or command owns `session_scope()`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from app.database import session_scope
 from app.domain import BilingualError
 from audit import users
 from audit.domain import ROLES, User
@@ -84,21 +85,17 @@ def sign_in(
     name: str,
     password: str,
     *,
-    session: Session | None = None,
+    session: Session,
     throttle: FailureThrottle = THROTTLE,
 ) -> User:
-    """The user for a correct name and password; raises SignInError otherwise."""
-    key = name.strip().lower()
+    """The user for a correct name and password of an enabled account; SignInError otherwise."""
+    key = users.name_key(name.strip())
     wait = throttle.retry_after(key)
     if wait > 0:
         raise SignInError(
             f"尝试次数过多，请 {wait:.0f} 秒后再试", f"Too many attempts; try again in {wait:.0f} s"
         )
-    if session is None:
-        with session_scope() as own:
-            user = users.authenticate(name, password, session=own)
-    else:
-        user = users.authenticate(name, password, session=session)
+    user = users.authenticate(name, password, session=session)
     if user is None:
         throttle.failed(key)
         raise SignInError("用户名或密码不正确", "Wrong user name or password")
@@ -131,48 +128,58 @@ def can_see_all_history(user: User) -> bool:
     return user.role == "admin"
 
 
-def change_password(user: User, old_password: str, new_password: str) -> User:
+def change_password(old_password: str, new_password: str, *, session: Session, user: User) -> User:
     """Change the signed-in user's password; raises UserError with a bilingual message."""
-    with session_scope() as session:
-        return users.change_password(user.name, old_password, new_password, session=session)
+    return users.change_password(user.name, old_password, new_password, session=session)
 
 
-def first_run_admin() -> str | None:
+def first_run_admin(*, session: Session) -> str | None:
     """Create the first admin on a fresh database; its one-time password (print it once), or None."""
-    with session_scope() as session:
-        return users.ensure_first_admin(session=session)
+    return users.ensure_first_admin(session=session)
 
 
 def add_user(
-    admin: User, name: str, role: str, password: str | None = None
+    name: str, role: str, password: str | None = None, *, session: Session, actor: User
 ) -> tuple[User, str | None]:
     """Admin only: create an account; without a password one is generated and returned once.
     Either way the admin knows it, so the user must change it at first sign-in."""
-    require_role(admin, "admin")
+    require_role(actor, "admin")
     generated = users.generate_password() if not password else None
-    with session_scope() as session:
-        user = users.create_user(
-            name,
-            role,
-            password or generated or "",
-            session=session,
-            must_change_password=True,
-            actor=admin.name,
-        )
+    user = users.create_user(
+        name,
+        role,
+        password or generated or "",
+        session=session,
+        must_change_password=True,
+        actor=actor.name,
+    )
     return user, generated
 
 
-def list_users(admin: User) -> list[User]:
-    require_role(admin, "admin")
-    with session_scope() as session:
-        return users.list_users(session=session)
+def list_users(*, session: Session, actor: User) -> list[User]:
+    require_role(actor, "admin")
+    return users.list_users(session=session)
 
 
-def reset_user_password(admin: User, name: str) -> str:
-    """Admin only: a new one-time password for `name` (shown once, must be changed)."""
-    require_role(admin, "admin")
-    with session_scope() as session:
-        return users.reset_password(name, session=session, actor=admin.name)
+def reviewer_names(*, session: Session, actor: User) -> list[str]:
+    """Admin only: the enabled reviewers' names (to assign to a study)."""
+    require_role(actor, "admin")
+    return [
+        u.name for u in users.list_users(session=session) if u.role == "reviewer" and not u.disabled
+    ]
+
+
+def reset_user_password(name: str, *, session: Session, actor: User) -> str:
+    """Admin only: a new one-time password for `name` (shown once); the user must change it at
+    the next sign-in."""
+    require_role(actor, "admin")
+    return users.reset_password(name, session=session, actor=actor.name)
+
+
+def set_user_disabled(name: str, disabled: bool, *, session: Session, actor: User) -> User:
+    """Admin only: disable an account (it can no longer sign in) or enable it again."""
+    require_role(actor, "admin")
+    return users.set_disabled(name, disabled, session=session, actor=actor.name)
 
 
 def current_user(state: StateStore) -> User | None:
@@ -198,6 +205,8 @@ __all__ = [
     "first_run_admin",
     "list_users",
     "reset_user_password",
+    "reviewer_names",
+    "set_user_disabled",
     "PermissionDenied",
     "SignInError",
     "UserError",

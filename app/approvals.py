@@ -14,13 +14,16 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.accounts import require_role
 from app.config import Settings
-from app.database import session_scope
 from app.domain import BilingualError
 from audit.domain import User
 from audit.store import append_event
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 MAX_CHARS = 200_000
 
@@ -47,8 +50,15 @@ def approve_output(
     doc_type: str,
     generation_id: int | None,
     settings: Settings,
+    session: Session,
+    revision_id: int | None = None,
 ) -> Approval:
-    """Write `text` to corpus_dir/<doc_type>/ and log an `output.approved` audit event."""
+    """Write `text` to corpus_dir/<doc_type>/ and log an `output.approved` audit event in the
+    caller's unit of work (which commits).
+
+    `revision_id` names the saved revision approved (None: the model's own text); the page
+    saves unsaved edits as a revision first, so the approved text is always in the log.
+    """
     require_role(user, "drafter", "admin")
     body = text.strip()
     if not body:
@@ -70,12 +80,12 @@ def approve_output(
     payload = {
         "doc_type": doc_type,
         "generation_id": generation_id,
+        "revision_id": revision_id,
         "file": f"{folder.name}/{name}",
         "sha256": digest,
         "chars": len(body),
     }
-    with session_scope() as session:
-        event_id = append_event(
-            session=session, actor=user.name, kind="output.approved", payload=payload
-        )
+    event_id = append_event(
+        session=session, actor=user.name, kind="output.approved", payload=payload
+    )
     return Approval(path=path, sha256=digest, event_id=event_id)

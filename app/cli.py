@@ -12,6 +12,8 @@ COMMAND_MODULES = (
     "app.commands.serve",
     "app.commands.draft",
     "app.commands.check",
+    "app.commands.cite",
+    "app.commands.route",
     "app.commands.export",
     "app.commands.accounts",
     "app.commands.study",
@@ -23,13 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lexspec", description="LexSpec legal drafting studio")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a command area not built yet
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 
@@ -39,6 +35,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bad setting or file: one line (app.commands.failures)
+        from app.commands.failures import report
+
+        code = report(exc)
+        if code is None:
+            raise
+        return code
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ from __future__ import annotations
 import importlib.util
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, SpeculativeMode
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SpeculativeMode = Literal["off", "ngram", "retrieval", "draft"]
 
 
 class EndpointConfig(BaseModel):
@@ -23,6 +24,8 @@ class EndpointConfig(BaseModel):
     label: str = (
         ""  # human description of its speculative set-up, e.g. "vLLM + Qwen3-0.6B draft, K=5"
     )
+    # sent with each request, e.g. {"enable_thinking": false} for Qwen3 (vLLM's chat template)
+    chat_template_kwargs: dict[str, Any] | None = None
 
 
 def default_model_path() -> Path:
@@ -48,6 +51,7 @@ class Settings(BaseSettings):
     llm_base_url: str = "http://127.0.0.1:8001/v1"
     llm_api_key: str = "not-needed"
     llm_model: str | None = None
+    llm_chat_template_kwargs: dict[str, Any] | None = None  # JSON, e.g. {"enable_thinking": false}
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)  # JSON in LEXSPEC_ENDPOINTS
     default_endpoint: str = "embedded"
     request_timeout_s: float = 120.0
@@ -60,7 +64,7 @@ class Settings(BaseSettings):
     model_name: str = "SmolLM2-135M-Instruct"
     draft_model_path: Path | None = None
     speculative: SpeculativeMode = "retrieval"
-    num_speculative_tokens: int = 16
+    num_speculative_tokens: int = DEFAULT_DRAFT_TOKENS
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 5
     n_ctx: int = 4096
@@ -96,6 +100,7 @@ class Settings(BaseSettings):
             model=self.llm_model,
             api_key=self.llm_api_key,
             label="embedded CPU server (llama.cpp, speculative)",
+            chat_template_kwargs=self.llm_chat_template_kwargs,
         )
         return {self.default_endpoint: default, **self.endpoints}
 

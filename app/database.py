@@ -2,22 +2,31 @@
 
 `session_scope()` is the unit of work: it commits when the block ends, rolls back
 when it raises. Keep blocks short (the audit chain is locked from an append to the
-commit).
+commit). Pages and commands own it; services take the session and never commit.
+`write(work)` runs a unit of work again after a transient lock or connection blip
+(audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
+and the audit spool (audit.spool, in the data directory) is replayed.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import get_settings
 from audit.db import make_engine, make_session_factory, migrate
+from audit.retry import retrying
+from audit.spool import SPOOL_FILE, Spool
 
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 _first_use = threading.Lock()  # page threads may race to create (and migrate) the engine
 
 
@@ -25,7 +34,32 @@ _first_use = threading.Lock()  # page threads may race to create (and migrate) t
 def _migrated_engine() -> Engine:
     engine = make_engine(get_settings().resolved_database_url)
     migrate(engine)
+    replay_spool(make_session_factory(engine))
     return engine
+
+
+def spool() -> Spool:
+    """The audit spool of this installation (a file in the data directory)."""
+    return Spool(get_settings().data_dir / SPOOL_FILE)
+
+
+def replay_spool(factory: sessionmaker[Session]) -> int:
+    """Append spooled generations to the log (oldest first); how many. A failure leaves them
+    spooled for the next write (and is logged, not raised: starting must not fail for it)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from audit.store import log_generation
+
+    try:
+        with spool().draining() as waiting:
+            if waiting:
+                with factory.begin() as session:
+                    for record in waiting:
+                        log_generation(record, session=session)
+            return len(waiting)
+    except (SQLAlchemyError, OSError, ValueError, TypeError, KeyError) as exc:  # also a bad line
+        log.warning("audit spool not replayed yet: %s", exc)
+        return 0
 
 
 def get_engine() -> Engine:
@@ -51,6 +85,17 @@ def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Sess
         raise
     finally:
         session.close()
+
+
+def write(work: Callable[[Session], T]) -> T:
+    """`work(session)` in its own session_scope, run again from the start after a transient
+    lock or connection failure (bounded backoff, audit.retry); other errors are raised."""
+
+    def once() -> T:
+        with session_scope() as session:
+            return work(session)
+
+    return retrying(once)
 
 
 def reset() -> None:

@@ -2,34 +2,90 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, get_args
 
+# the one bilingual text type and the error carrying one, defined in audit/ (which cannot
+# import app/) and re-exported here
+from audit.domain import Bilingual as Bilingual
+from audit.domain import BilingualError as BilingualError
+from audit.domain import GenerationStatus as GenerationStatus
+
+# The closed vocabularies of the app, typed so that a typo is a mypy error, not a KeyError.
 Severity = Literal["error", "warning", "info"]
+# Every finding the checks raise. A new code goes here, with its severity and messages in
+# app/validation/messages.py and its row in docs/validation.md (tests/unit/test_conventions.py
+# checks all three agree).
+FindingCode = Literal[
+    "citation.unknown_statute",
+    "citation.name_variant",
+    "citation.article_out_of_range",
+    "citation.repealed",
+    "citation.content_mismatch",
+    "citation.renumbered",
+    "citation.not_in_force",
+    "numbering.gap",
+    "numbering.duplicate",
+    "numbering.out_of_order",
+    "numbering.mixed_style",
+    "structure.missing_section",
+    "structure.section_order",
+    "facts.route_mismatch",
+    "facts.number_mismatch",
+]
+CitationStatus = Literal[
+    "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"
+]
+# A document type's numbering scheme (prompts/<type>/meta.yaml `numbering`); it shapes the
+# prompt only: the checker infers each level's style from the draft itself.
+NumberingStyle = Literal["chinese", "follow-input"]
+FINDING_CODES: tuple[FindingCode, ...] = get_args(FindingCode)
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 
 
-class BilingualError(Exception):
-    """An error a user sees, with its message in 简体中文 and English (str() holds both)."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.message_zh, self.message_en = message_zh, message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+def describe(error: object) -> Bilingual:
+    """What a page or command shows for a failure: a BilingualError's message, a Bilingual
+    as it is, anything else (an unforeseen exception, a plain string) as its str in both."""
+    if isinstance(error, Bilingual):
+        return error
+    if isinstance(error, BilingualError):
+        return error.bilingual
+    detail = "" if error is None else str(error)
+    return Bilingual(detail, detail)
 
 
 @dataclass(frozen=True)
 class Finding:
     """One problem found in a draft, anchored on a character span [start, end)."""
 
-    code: str  # e.g. "citation.repealed", "numbering.gap"
+    code: FindingCode
     severity: Severity
     start: int
     end: int
     message_zh: str
     message_en: str
     suggestion: str = ""
+
+    @property
+    def bilingual(self) -> Bilingual:
+        return Bilingual(self.message_zh, self.message_en)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        """A Finding as to_dict() wrote it (the audit log keeps findings as JSON); extra keys
+        are ignored. KeyError, TypeError or ValueError when a field is missing or malformed.
+        A code or severity read back is not checked against today's vocabulary: a record
+        stays readable after a code is retired."""
+        return cls(
+            code=data["code"],
+            severity=data["severity"],
+            start=int(data["start"]),
+            end=int(data["end"]),
+            message_zh=str(data["message_zh"]),
+            message_en=str(data["message_en"]),
+            suggestion=str(data.get("suggestion") or ""),
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -54,9 +110,9 @@ class Citation:
     article: int | None = None
     paragraph: int | None = None
     item: int | None = None
-    status: str = (
-        "ok"  # ok | unknown_statute | name_variant | article_out_of_range | repealed | unverified
-    )
+    status: CitationStatus = "ok"
+    version: str | None = None  # the statute text's version applied (2025-10-28修正), if held
+    first_line: str | None = None  # the cited article's first line in that version
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -68,6 +124,8 @@ class Citation:
             "paragraph": self.paragraph,
             "item": self.item,
             "status": self.status,
+            "version": self.version,
+            "first_line": self.first_line,
         }
 
 
@@ -110,7 +168,14 @@ class GenerationParams:
 
 @dataclass(frozen=True)
 class GenerationStats:
-    """Per-request numbers, measured by the client (and the server where it reports them)."""
+    """Per-request numbers, measured by the client (and the server where it reports them).
+
+    Token counts come from the server's usage (or its tokenizer when usage is missing, e.g.
+    after Stop); `tokens_estimated` is set when neither answered and the count is the number
+    of streamed chunks, a lower bound. The rate is the decode rate: the tokens that arrived
+    after the first chunk over the time from the first chunk to the last (`decode_tokens`,
+    `decode_s`), so a first chunk carrying several tokens does not inflate it.
+    """
 
     ttft_s: float | None = None
     total_s: float = 0.0
@@ -118,13 +183,18 @@ class GenerationStats:
     completion_tokens: int = 0
     draft_tokens: int | None = None
     accepted_tokens: int | None = None
+    decode_tokens: int | None = None
+    decode_s: float | None = None
+    tokens_estimated: bool = False
+    recorded_tokens_per_s: float | None = None  # as stored in the audit log (History)
 
     @property
     def tokens_per_s(self) -> float | None:
-        gen_time = self.total_s - (self.ttft_s or 0.0)
-        if self.completion_tokens <= 1 or gen_time <= 0:
+        if self.decode_tokens is None or self.decode_s is None:
+            return self.recorded_tokens_per_s
+        if self.decode_tokens <= 0 or self.decode_s <= 0 or self.tokens_estimated:
             return None
-        return (self.completion_tokens - 1) / gen_time
+        return self.decode_tokens / self.decode_s
 
     @property
     def acceptance_rate(self) -> float | None:

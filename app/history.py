@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
-from app.database import session_scope
+from app.i18n import cli_text
 from audit import store
 from audit.domain import GenerationSummary, StoredGeneration, User
 
@@ -46,7 +46,7 @@ def search(
     user_name: str | None = None,
     limit: int = PAGE_SIZE,
     offset: int = 0,
-    session: Session | None = None,
+    session: Session,
 ) -> HistoryPage:
     """One page of generations visible to `user`, newest first."""
     require_role(user, "drafter", "reviewer")
@@ -56,9 +56,6 @@ def search(
         "doc_type": doc_type or None,
         "status": status or None,
     }
-    if session is None:
-        with session_scope() as own:
-            return _page(own, filters, limit, offset)
     return _page(session, filters, limit, offset)
 
 
@@ -68,15 +65,12 @@ def _page(session: Session, filters: dict[str, str | None], limit: int, offset: 
     return HistoryPage(tuple(items), total, offset, limit)
 
 
-def reopen(user: User, generation_id: int, *, session: Session | None = None) -> StoredGeneration:
+def reopen(user: User, generation_id: int, *, session: Session) -> StoredGeneration:
     """The full logged generation (prompts, fields, output, findings) if `user` may see it."""
     require_role(user, "drafter", "reviewer")
-    if session is None:
-        with session_scope() as own:
-            return reopen(user, generation_id, session=own)
     stored = store.get_generation(generation_id, session=session)
     if stored is None:
-        raise LookupError(f"没有编号为 {generation_id} 的生成记录 / No generation #{generation_id}")
+        raise LookupError(cli_text("history.no_generation", id=generation_id))
     if not can_see_all_history(user) and stored.record.user_name != user.name:
         raise PermissionDenied("只能查看自己的生成记录", "You can only open your own generations")
     return stored

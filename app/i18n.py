@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from app.domain import Bilingual, BilingualError, describe
+
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 LANGUAGES: tuple[str, ...] = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -47,6 +49,19 @@ def t(key: str, lang: str = DEFAULT_LANG, **values: object) -> str:
     return text
 
 
-def pick(lang: str, zh: str, en: str) -> str:
-    """Choose between a service's paired message_zh / message_en by UI language."""
-    return en if lang == "en" and en else zh
+def both(key: str, **values: object) -> Bilingual:
+    """The text for `key` in both languages, as one Bilingual; a value that is itself bilingual
+    (a Bilingual, a BilingualError) is filled in each language from its own half."""
+
+    def filled(lang: str) -> dict[str, object]:
+        return {
+            k: describe(v).text(lang) if isinstance(v, Bilingual | BilingualError) else v
+            for k, v in values.items()
+        }
+
+    return Bilingual(t(key, "zh", **filled("zh")), t(key, "en", **filled("en")))
+
+
+def cli_text(key: str, **values: object) -> str:
+    """A command-line string: the CLI prints 简体中文 and English together ("中文 / English")."""
+    return str(both(key, **values))

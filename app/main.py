@@ -6,7 +6,17 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import LANGUAGES
-from app.pages import draft, history, monitor, results, review, sign_in, studies, users
+from app.pages import (
+    draft,
+    history,
+    monitor,
+    my_reviews,
+    results,
+    review,
+    sign_in,
+    studies,
+    users,
+)
 from app.ui_state import (
     active_endpoint,
     bootstrap,
@@ -55,8 +65,14 @@ def _pages_for(user: User) -> list[st.Page]:
         ),
         st.Page(users.render, title=tr("nav.users"), icon=":material/group:", url_path="accounts"),
     ]
-    if user.role == "reviewer":
-        return [review_page]
+    if user.role == "reviewer":  # their History is their own verdicts, blind like Review
+        reviews_page = st.Page(
+            my_reviews.render,
+            title=tr("nav.history"),
+            icon=":material/history:",
+            url_path="my-verdicts",
+        )
+        return [review_page, reviews_page]
     if user.role == "admin":
         return [draft_page, history_page, review_page, *admin_pages]
     return [draft_page, history_page]

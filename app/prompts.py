@@ -21,15 +21,24 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.domain import GenerationParams, RenderedPrompt
+from app.domain import Bilingual, BilingualError, GenerationParams, NumberingStyle, RenderedPrompt
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
 
-FieldKind = Literal["text", "textarea", "select", "date", "number"]
-ErrorCode = Literal["missing", "too_long", "not_a_choice", "not_a_number", "bad_date"]
+FieldKind = Literal["text", "textarea", "select", "date", "number", "count"]
+ErrorCode = Literal[
+    "missing", "too_long", "not_a_choice", "not_a_number", "not_a_count", "bad_date"
+]
 TEMPLATE_FILES = ("meta.yaml", "system.j2", "user.j2")
-DEFAULT_MAX_LENGTH = {"text": 200, "textarea": 4000, "select": 200, "date": 10, "number": 20}
+DEFAULT_MAX_LENGTH = {
+    "text": 200,
+    "textarea": 4000,
+    "select": 200,
+    "date": 10,
+    "number": 20,
+    "count": 20,
+}
 
 
 # --- meta.yaml schema (validated with pydantic, then turned into frozen dataclasses) ------
@@ -41,6 +50,14 @@ class _Bilingual(BaseModel):
     en: str = Field(min_length=1)
 
 
+class _Choice(BaseModel):
+    """A select's choice: the canonical value (stored, sent to the model) and its English label."""
+
+    model_config = ConfigDict(extra="forbid")
+    value: str = Field(min_length=1)
+    en: str = ""
+
+
 class _FieldMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -48,7 +65,7 @@ class _FieldMeta(BaseModel):
     kind: FieldKind
     required: bool = False
     max_length: int | None = Field(default=None, gt=0)
-    choices: list[str] = Field(default_factory=list)
+    choices: list[str | _Choice] = Field(default_factory=list)  # a plain string: value only
     example: str = ""
 
     @model_validator(mode="after")
@@ -57,6 +74,9 @@ class _FieldMeta(BaseModel):
             raise ValueError(f"field {self.name}: a select needs choices")
         if self.kind != "select" and self.choices:
             raise ValueError(f"field {self.name}: only a select has choices")
+        values = [c if isinstance(c, str) else c.value for c in self.choices]
+        if len(values) != len(set(values)):
+            raise ValueError(f"field {self.name}: choice values must be unique")
         return self
 
 
@@ -75,9 +95,11 @@ class _Meta(BaseModel):
     version: str = Field(min_length=1)
     title: _Bilingual
     help: _Bilingual
-    numbering: str = "chinese"
+    numbering: NumberingStyle = "chinese"
     required_sections: list[str] = Field(default_factory=list)
     statutes: list[str] = Field(default_factory=list)
+    # the transfer route this type is written for: the route (app/route) goes into its prompt
+    route: Literal["security_assessment", "standard_contract_or_certification"] | None = None
     defaults: _Defaults = Field(default_factory=_Defaults)
     fields: list[_FieldMeta] = Field(min_length=1)
 
@@ -100,11 +122,17 @@ class FieldSpec:
     kind: FieldKind
     required: bool
     max_length: int
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()  # canonical values: what is stored and sent to the model
     example: str = ""
+    choices_en: tuple[str, ...] = ()  # English label of each choice ("" = show the value)
 
     def label(self, lang: str = "zh") -> str:
-        return self.label_en if lang == "en" else self.label_zh
+        return Bilingual(self.label_zh, self.label_en).text(lang)
+
+    def choice_label(self, value: str, lang: str = "zh") -> str:
+        """How a choice reads in the UI language; the value itself in Chinese or if untranslated."""
+        english = dict(zip(self.choices, self.choices_en, strict=False)).get(value, "")
+        return Bilingual(value, english).text(lang)
 
 
 @dataclass(frozen=True)
@@ -117,24 +145,38 @@ class DocType:
     version: str
     fields: tuple[FieldSpec, ...]
     required_sections: tuple[str, ...]
-    numbering: str
+    numbering: NumberingStyle
     statutes: tuple[str, ...]
     defaults: GenerationParams
     template_hash: str = ""
+    route: str | None = None  # the transfer route this type is for (meta.yaml `route`)
     system_source: str = field(default="", repr=False)
     user_source: str = field(default="", repr=False)
 
     def title(self, lang: str = "zh") -> str:
-        return self.title_en if lang == "en" else self.title_zh
+        return Bilingual(self.title_zh, self.title_en).text(lang)
 
     def help(self, lang: str = "zh") -> str:
-        return self.help_en if lang == "en" else self.help_zh
+        return Bilingual(self.help_zh, self.help_en).text(lang)
 
     def example_values(self) -> dict[str, str]:
         return {f.name: f.example for f in self.fields if f.example}
 
     def get_field(self, name: str) -> FieldSpec | None:
         return next((f for f in self.fields if f.name == name), None)
+
+    def document_date(self, values: Mapping[str, object]) -> date | None:
+        """The document's date: the first `kind: date` field filled with a valid YYYY-MM-DD
+        (拟申报日期, 标准合同生效日期); None when the type has none or it is empty, and the
+        checks then use today. Citations are checked against the statutes in force on it."""
+        for spec in self.fields:
+            if spec.kind != "date":
+                continue
+            try:
+                return date.fromisoformat(str(values.get(spec.name) or "").strip())
+            except ValueError:
+                continue
+        return None
 
 
 @dataclass(frozen=True)
@@ -149,8 +191,12 @@ class FieldError:
     message_zh: str
     message_en: str
 
+    @property
+    def bilingual(self) -> Bilingual:
+        return Bilingual(self.message_zh, self.message_en)
+
     def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+        return self.bilingual.text(lang)
 
 
 class FieldErrors(ValueError):
@@ -165,7 +211,7 @@ class TemplateProblem(ValueError):
     """A template failed to render (sandbox violation, undefined variable, syntax error)."""
 
 
-class ContextTooLong(ValueError):
+class ContextTooLong(BilingualError, ValueError):
     """Prompt + max_tokens does not fit the model's context window."""
 
     def __init__(self, prompt_tokens: int, max_tokens: int, context_limit: int) -> None:
@@ -174,20 +220,17 @@ class ContextTooLong(ValueError):
             max_tokens,
             context_limit,
         )
-        self.message_zh = (
+        message_zh = (
             f"提示词 {prompt_tokens} 个 token + 最大生成长度 {max_tokens} 个 token = "
             f"{prompt_tokens + max_tokens}，超过模型上下文上限 {context_limit}。"
             f"请缩短输入或将最大生成长度降到 {max(context_limit - prompt_tokens, 0)} 以下。"
         )
-        self.message_en = (
+        message_en = (
             f"Prompt {prompt_tokens} tokens + max_tokens {max_tokens} = "
             f"{prompt_tokens + max_tokens}, more than the model's context of {context_limit}. "
             f"Shorten the input or lower max_tokens to at most {max(context_limit - prompt_tokens, 0)}."
         )
-        super().__init__(f"{self.message_zh} / {self.message_en}")
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+        super().__init__(message_zh, message_en)
 
 
 # --- loading ---------------------------------------------------------------------------
@@ -217,8 +260,9 @@ def _field_spec(meta: _FieldMeta) -> FieldSpec:
         kind=meta.kind,
         required=meta.required,
         max_length=meta.max_length or DEFAULT_MAX_LENGTH[meta.kind],
-        choices=tuple(meta.choices),
+        choices=tuple(c if isinstance(c, str) else c.value for c in meta.choices),
         example=meta.example,
+        choices_en=tuple("" if isinstance(c, str) else c.en for c in meta.choices),
     )
 
 
@@ -253,6 +297,7 @@ def load_doc_type(type_dir: Path) -> DocType:
         statutes=tuple(meta.statutes),
         defaults=GenerationParams(d.temperature, d.top_p, d.max_tokens, d.seed, tuple(d.stop)),
         template_hash=template_hash(type_dir),
+        route=meta.route,
         system_source=(type_dir / "system.j2").read_text(encoding="utf-8"),
         user_source=(type_dir / "user.j2").read_text(encoding="utf-8"),
     )
@@ -279,6 +324,12 @@ def load_library(prompts_dir: Path) -> Library:
 # --- validation and rendering ----------------------------------------------------------
 
 _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
+_COUNT = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)$")  # a non-negative whole number
+
+
+def _en_choice(spec: FieldSpec, value: str) -> str:
+    english = spec.choice_label(value, "en")
+    return value if english == value else f"{english} ({value})"
 
 
 def _error(code: ErrorCode, spec: FieldSpec, extra: str = "") -> FieldError:
@@ -291,9 +342,13 @@ def _error(code: ErrorCode, spec: FieldSpec, extra: str = "") -> FieldError:
         ),
         "not_a_choice": (
             f"「{zh}」须为以下之一：{'、'.join(spec.choices)}。",
-            f"'{en}' must be one of: {', '.join(spec.choices)}.",
+            f"'{en}' must be one of: {', '.join(_en_choice(spec, c) for c in spec.choices)}.",
         ),
         "not_a_number": (f"「{zh}」须为数字。", f"'{en}' must be a number."),
+        "not_a_count": (
+            f"「{zh}」须为非负整数（如 1200000 或 1,200,000）。",
+            f"'{en}' must be a whole number of 0 or more (1200000 or 1,200,000).",
+        ),
         "bad_date": (
             f"「{zh}」须为有效日期（YYYY-MM-DD）。",
             f"'{en}' must be a valid date (YYYY-MM-DD).",
@@ -312,6 +367,8 @@ def _check_field(spec: FieldSpec, value: str) -> FieldError | None:
         return _error("not_a_choice", spec)
     if spec.kind == "number" and not (_NUMBER.match(value) and math.isfinite(_number(value))):
         return _error("not_a_number", spec)
+    if spec.kind == "count" and not _COUNT.match(value):
+        return _error("not_a_count", spec)
     if spec.kind == "date":
         try:
             date.fromisoformat(value)
@@ -353,6 +410,7 @@ def render(doc_type: DocType, values: Mapping[str, object]) -> RenderedPrompt:
         "required_sections": list(doc_type.required_sections),
         "statutes": list(doc_type.statutes),
         "numbering": doc_type.numbering,
+        "route": route_context(doc_type, clean),
     }
     env = _environment()
     try:
@@ -369,6 +427,25 @@ def render(doc_type: DocType, values: Mapping[str, object]) -> RenderedPrompt:
         user=user,
         values={k: v for k, v in clean.items() if v},
     )
+
+
+def route_context(doc_type: DocType, values: Mapping[str, str]) -> dict[str, object] | None:
+    """The transfer route the form's facts lead to, as template data; None when the type is not
+    about a transfer or the facts are not all filled in."""
+    if doc_type.route is None:
+        return None
+    from app.route.form import decision_from_values
+
+    decision = decision_from_values(values)
+    if decision is None:
+        return None
+    return {
+        "route": decision.route,
+        "route_zh": decision.route_text.zh,
+        "basis": decision.basis_text(),
+        "explanation_zh": decision.explanation.zh,
+        "changes_zh": [c.zh for c in decision.changes],
+    }
 
 
 # --- token budget ----------------------------------------------------------------------

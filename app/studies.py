@@ -5,8 +5,10 @@ An admin creates a study (document type, field-value sets, two arms, reviewers);
 logging each output to the audit log, and resumes after an interruption by
 skipping items already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
-once every verdict is in. Every function takes the acting user's name and checks
-the role against the database.
+once every verdict is in. Like every app service, each function takes the session
+and the acting `User` keyword-only (`actor=`), checks the role, and never commits
+(the page or command owns the unit of work; `generate_items` opens one short unit
+per item from the `session_factory` it is given, so an interruption loses at most one).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.accounts import PermissionDenied, require_role
+from app.accounts import require_role
 from app.config import Settings
 from app.domain import GenerationParams
+from app.generation import DRAFT_MODES
 from audit import review, review_blind
+from audit.domain import User
 from audit.review_domain import (
     BlindPair,
     BlindVerdict,
@@ -33,31 +37,35 @@ from audit.review_domain import (
     StudySpec,
     VerdictInput,
 )
-from audit.users import get_user
 
 if TYPE_CHECKING:
     from app.study_report import StudyReport
 
-PARAM_NAMES = frozenset(f.name for f in fields(GenerationParams))
+# an arm's overrides: generation parameters, and `mode` (outline | free-form) so that a study
+# can compare outline-driven drafts against free-form ones
+PARAM_NAMES = frozenset(f.name for f in fields(GenerationParams)) | {"mode"}
 
 
-def _user(name: str, role: str, *, session: Session) -> str:
-    """The acting user's name once the database confirms they hold `role` (admins hold all)."""
-    user = get_user(name, session=session)
-    if user is None:
-        raise PermissionDenied("请先登录", "Please sign in first")
-    return require_role(user, role).name
+def _user(actor: User, role: str) -> str:
+    """The acting user's name once they hold `role` (admins hold all); PermissionDenied else."""
+    return require_role(actor, role).name
 
 
 # ---- admin: create -------------------------------------------------------------------------
 
 
-def create_study(actor: str, spec: StudySpec, *, session: Session, settings: Settings) -> Study:
+def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Settings) -> Study:
     """Check the spec against the prompt library and endpoints, then store it (admin only)."""
-    name = _user(actor, "admin", session=session)
+    name = _user(actor, "admin")
     _check_arms(spec, settings)
     _check_cases(spec, settings)
     return review.create_study(spec, session=session, created_by=name)
+
+
+def arms_identical(spec: StudySpec) -> bool:
+    """True when both arms use the same endpoint and generation settings (an A/A study)."""
+    first, second = spec.arms
+    return first.endpoint == second.endpoint and dict(first.params) == dict(second.params)
 
 
 def _check_arms(spec: StudySpec, settings: Settings) -> None:
@@ -73,6 +81,11 @@ def _check_arms(spec: StudySpec, settings: Settings) -> None:
         if unknown:
             bad = ", ".join(sorted(unknown))
             raise ReviewError(f"未知生成参数：{bad}", f"Unknown generation parameters: {bad}")
+        if arm.params.get("mode", "outline") not in DRAFT_MODES:
+            raise ReviewError(
+                f"起草方式须为 {'、'.join(DRAFT_MODES)}",
+                f"mode must be one of {', '.join(DRAFT_MODES)}",
+            )
 
 
 def _check_cases(spec: StudySpec, settings: Settings) -> None:
@@ -89,7 +102,7 @@ def _check_cases(spec: StudySpec, settings: Settings) -> None:
         except FieldErrors as exc:
             zh = "；".join(e.message_zh for e in exc.errors.values())
             en = "; ".join(e.message_en for e in exc.errors.values())
-            raise ReviewError(f"第 {number} 组字段值有误：{zh}", f"Case {number}: {en}") from exc
+            raise ReviewError(f"案例 {number} 的字段值有误：{zh}", f"Case {number}: {en}") from exc
 
 
 # ---- admin: generate -----------------------------------------------------------------------
@@ -110,9 +123,9 @@ ProgressCallback = Callable[[GenerationProgress], None]
 
 
 def generate_items(
-    actor: str,
     study_id: int,
     *,
+    actor: User,
     session_factory: sessionmaker[Session],
     settings: Settings,
     progress: ProgressCallback | None = None,
@@ -126,7 +139,7 @@ def generate_items(
     from app.prompts import load_library
 
     with session_factory() as session:
-        _user(actor, "admin", session=session)
+        _user(actor, "admin")
         study = review.get_study(study_id, session=session)
         items = review.list_items(study_id, session=session)
     doc_type = load_library(settings.prompts_dir).types.get(study.doc_type)
@@ -138,7 +151,7 @@ def generate_items(
     if progress:
         progress(state)
     for item in (i for i in items if i.status != "complete"):
-        ok, label = _generate_one(actor, study, item, doc_type, session_factory, settings)
+        ok, label = _generate_one(actor.name, study, item, doc_type, session_factory, settings)
         state = replace(
             state,
             done=state.done + ok,
@@ -151,9 +164,12 @@ def generate_items(
     return state
 
 
+USABLE = ("complete", "truncated")  # statuses whose draft goes to the reviewers
+
+
 def arm_params(defaults: GenerationParams, overrides: Mapping[str, Any]) -> GenerationParams:
     """The document type's defaults with an arm's overrides (stop sequences as a tuple)."""
-    clean = {k: v for k, v in overrides.items() if k in PARAM_NAMES}
+    clean = {k: v for k, v in overrides.items() if k in PARAM_NAMES and k != "mode"}
     if "stop" in clean:
         clean["stop"] = tuple(clean["stop"])
     return replace(defaults, **clean)
@@ -167,75 +183,84 @@ def _generate_one(
     session_factory: sessionmaker[Session],
     settings: Settings,
 ) -> tuple[bool, str]:
-    """Generate one item through app.generation; returns (complete?, a label for progress)."""
-    from app.generation import record, stream_draft
+    """Generate one item through the draft service; returns (usable?, a label for progress).
+
+    A draft cut by its token limit (truncated) is still a draft to review; stopped and failed
+    ones stay pending. The context is checked before anything is sent."""
+    from app.generation import GenerationOutcome, prepare_draft, record, run_to_end, start_draft
     from app.llm.client import make_client
-    from app.prompts import render
 
     arm = next(a for a in study.arms if a.id == item.arm_id)
     case = next(c for c in study.cases if c.id == item.case_id)
     label = f"{case.position + 1} · {arm.label}"
     endpoint = settings.all_endpoints()[arm.endpoint]
-    run = stream_draft(
-        make_client(arm.endpoint, settings),
-        render(doc_type, case.values),
-        arm_params(doc_type.defaults, arm.params),
-        required_sections=doc_type.required_sections,
-        endpoint_name=arm.endpoint,
-        speculative_label=endpoint.label,
+    client = make_client(arm.endpoint, settings)
+    try:
+        prepared = prepare_draft(
+            doc_type,
+            case.values,
+            prompts_dir=settings.prompts_dir,
+            client=client,
+            params=arm_params(doc_type.defaults, arm.params),
+            mode=arm.params.get("mode"),
+        )
+    except ValueError as exc:  # context too long, a broken outline: the item stays pending
+        with session_factory.begin() as session:
+            review.fail_item(item.id, session=session, error=str(exc))
+        return False, label
+    run = start_draft(
+        prepared, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label
     )
-    for _update in run:
-        pass
-    outcome = run.outcome()
-    with session_factory() as session:
+    outcome: GenerationOutcome = run_to_end(run)
+    with session_factory.begin() as session:  # this item's unit of work
         generation_id = record(outcome, user_name=actor, session=session)
-        if outcome.status == "complete":
+        if outcome.status in USABLE:
             try:
-                review.complete_item(
-                    item.id, session=session, text=outcome.text, generation_id=generation_id
-                )
+                with session.begin_nested():  # on failure only this step is undone, not the log
+                    review.complete_item(
+                        item.id, session=session, text=outcome.text, generation_id=generation_id
+                    )
             except ReviewError:  # a parallel run finished this item first; its draft stays
-                session.rollback()
+                pass
         else:
             review.fail_item(item.id, session=session, error=outcome.error or outcome.status)
-        session.commit()
-    return outcome.status == "complete", label
+    return outcome.status in USABLE, label
 
 
 # ---- reviewers -----------------------------------------------------------------------------
 
 
-def reviewer_studies(reviewer: str, *, session: Session) -> list[ReviewerStudy]:
+def reviewer_studies(*, session: Session, actor: User) -> list[ReviewerStudy]:
     """The studies this reviewer is assigned to (blind: no arms), with their own progress."""
-    name = _user(reviewer, "reviewer", session=session)
+    name = _user(actor, "reviewer")
     return review_blind.reviewer_studies(name, session=session)
 
 
-def reviewer_queue(reviewer: str, study_id: int, *, session: Session) -> list[BlindPair]:
+def reviewer_queue(study_id: int, *, session: Session, actor: User) -> list[BlindPair]:
     """The reviewer's own shuffled pairs; each pair's drafts are (A, B), text only."""
-    name = _user(reviewer, "reviewer", session=session)
+    name = _user(actor, "reviewer")
     return review_blind.reviewer_queue(study_id, name, session=session)
 
 
 def submit_verdict(
-    reviewer: str, token: str, verdict: VerdictInput, *, session: Session
+    token: str, verdict: VerdictInput, *, session: Session, actor: User
 ) -> BlindVerdict:
     """Store a verdict, or a correction that supersedes the previous one (assigned drafts only)."""
-    name = _user(reviewer, "reviewer", session=session)
+    name = _user(actor, "reviewer")
     return review_blind.submit_verdict(token, verdict, reviewer=name, session=session)
 
 
 # ---- admin: progress, unblinding, results --------------------------------------------------
 
 
-def list_studies(actor: str, *, session: Session) -> list[Study]:
-    _user(actor, "admin", session=session)
+def list_studies(*, session: Session, actor: User) -> list[Study]:
+    _user(actor, "admin")
     return review.list_studies(session=session)
 
 
-def study_progress(actor: str, study_id: int, *, session: Session) -> StudyProgress:
+def study_progress(study_id: int, *, session: Session, actor: User) -> StudyProgress:
     """Items generated and verdicts in per reviewer (admin only)."""
-    _user(actor, "admin", session=session)
+    _user(actor, "admin")
     review.get_study(study_id, session=session)  # a clear error for an unknown study
     return review.study_progress(study_id, session=session)
 
@@ -245,19 +270,19 @@ def results_unlocked(study: Study, progress: StudyProgress) -> bool:
     return progress.all_verdicts_in or study.unblinded_at is not None
 
 
-def unblind_early(actor: str, study_id: int, *, session: Session, reason: str) -> Study:
+def unblind_early(study_id: int, *, session: Session, actor: User, reason: str) -> Study:
     """Open the results before every verdict is in; the audit log records who, when and why."""
-    name = _user(actor, "admin", session=session)
+    name = _user(actor, "admin")
     if not reason.strip():
         raise ReviewError("提前揭盲需要填写理由", "Give a reason for unblinding early")
     return review.mark_unblinded(study_id, session=session, actor=name, reason=reason.strip())
 
 
-def results(actor: str, study_id: int, *, session: Session) -> StudyReport:
+def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
     """The unblinded report (see app.study_report); ResultsLocked until unlocked."""
     from app.study_report import build_report
 
-    _user(actor, "admin", session=session)
+    _user(actor, "admin")
     study = review.get_study(study_id, session=session)
     progress = review.study_progress(study_id, session=session)
     if not results_unlocked(study, progress):

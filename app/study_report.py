@@ -15,89 +15,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.i18n import t
 from audit import review_stats as rs
 from audit.review import scored_drafts
 from audit.review_domain import DIMENSION_LABELS, DIMENSIONS, Study, StudyProgress, Verdict
 
 OVERALL = "overall"
 REPORT_DIMENSIONS = (*DIMENSIONS, OVERALL)
-
-TEXT = {
-    "zh": {
-        OVERALL: "综合（三项均分）",
-        "title": "盲评研究结果",
-        "study": "研究",
-        "doc_type": "文书类型",
-        "arm": "对照组",
-        "endpoint": "端点",
-        "dimension": "维度",
-        "n": "样本数",
-        "mean": "均值",
-        "ci_low": "95% CI 下限",
-        "ci_high": "95% CI 上限",
-        "p": "Wilcoxon p",
-        "diff": "配对差值（{a} − {b}）",
-        "drafts": "评审草稿数",
-        "hard_total": "硬性错误总数",
-        "hard_rate": "每稿硬性错误",
-        "alpha": "Krippendorff α（区间）",
-        "section": "部分",
-        "means": "各组均值",
-        "paired": "配对差值",
-        "hard": "硬性错误",
-        "agreement": "评审一致性",
-        "reviewer": "评审人",
-        "case": "案例",
-        "error": "错误",
-        "comment": "评语",
-        "summary": "{cases} 个案例 · {reviewers} 位评审人 · 已提交 {done}/{total} 份评审意见",
-        "early": "注意：本结果系管理员 {who} 于 {when} 提前揭盲，并非全部评审意见均已提交。",
-        "errors_list": "硬性错误明细",
-        "comments": "评语",
-    },
-    "en": {
-        OVERALL: "Overall (mean of three)",
-        "title": "Blind review results",
-        "study": "Study",
-        "doc_type": "Document type",
-        "arm": "Arm",
-        "endpoint": "Endpoint",
-        "dimension": "Dimension",
-        "n": "n",
-        "mean": "Mean",
-        "ci_low": "95% CI low",
-        "ci_high": "95% CI high",
-        "p": "Wilcoxon p",
-        "diff": "Paired difference ({a} − {b})",
-        "drafts": "Drafts reviewed",
-        "hard_total": "Hard errors (total)",
-        "hard_rate": "Hard errors per draft",
-        "alpha": "Krippendorff's α (interval)",
-        "section": "Section",
-        "means": "Means per arm",
-        "paired": "Paired difference",
-        "hard": "Hard errors",
-        "agreement": "Inter-rater agreement",
-        "reviewer": "Reviewer",
-        "case": "Case",
-        "error": "Error",
-        "comment": "Comment",
-        "summary": "{cases} cases · {reviewers} reviewers · {done}/{total} verdicts in",
-        "early": "Note: an admin ({who}) unblinded these results early on {when}, "
-        "before every verdict was in.",
-        "errors_list": "Hard errors listed",
-        "comments": "Comments",
-    },
-}
+SCALE = (0.0, 10.0)  # the reviewers' score range
+# With fewer than 6 pairs the exact two-sided Wilcoxon p can never fall below 0.05 (its
+# smallest value is 2/2^n: 0.0625 at n = 5), so no difference could be called significant.
+MIN_PAIRS = 6
 
 
 def text(key: str, lang: str) -> str:
-    table = TEXT["en" if lang == "en" else "zh"]
-    if key in table:
-        return table[key]
+    """A report string (app/locales/*.yaml `report:`) or a dimension's label, in `lang`."""
     if key in DIMENSION_LABELS:
-        return DIMENSION_LABELS[key][1 if lang == "en" else 0]
-    return key
+        return DIMENSION_LABELS[key].text(lang)
+    return t(f"report.{key}", lang)
 
 
 @dataclass(frozen=True)
@@ -248,6 +183,8 @@ def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
         + " / ".join(f"{a} ({e})" for a, e in zip(report.arms, report.endpoints, strict=True))
     )
     doc.add_paragraph(summary_line(report, lang))
+    for line in caution_lines(report, lang):
+        doc.add_paragraph(line)
     if report.unblinded_at is not None:
         doc.add_paragraph(early_unblinding_line(report, lang))
     header, rows = summary_header(lang), summary_rows(report, lang)
@@ -275,6 +212,23 @@ def summary_line(report: StudyReport, lang: str) -> str:
         done=report.verdicts_in,
         total=report.verdicts_expected,
     )
+
+
+def caution_lines(report: StudyReport, lang: str) -> list[str]:
+    """Warnings to read before the numbers: too few pairs to conclude, CIs beyond the scale."""
+    lines: list[str] = []
+    pairs = min((p.diff.n for p in report.paired), default=0)
+    if pairs < MIN_PAIRS:
+        lines.append(text("too_small", lang).format(n=pairs, min=MIN_PAIRS))
+    means = [m for per_dim in report.means.values() for m in per_dim.values()]
+    if any(_beyond_scale(m) for m in means):
+        lines.append(text("beyond_scale", lang))
+    return lines
+
+
+def _beyond_scale(m: rs.MeanCI) -> bool:
+    """A mean's interval reaching outside the 0–10 score range."""
+    return (m.low is not None and m.low < SCALE[0]) or (m.high is not None and m.high > SCALE[1])
 
 
 def early_unblinding_line(report: StudyReport, lang: str) -> str:

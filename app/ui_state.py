@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -14,7 +14,11 @@ from app.config import Settings, get_settings
 from app.i18n import DEFAULT_LANG, LANGUAGES, t
 from audit.domain import User
 
-ROLES_ORDER = ("drafter", "reviewer", "admin")
+if TYPE_CHECKING:  # the factories import these lazily, at first use
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app.llm.client import OpenAIClient
+    from app.prompts import Library
 
 
 def settings() -> Settings:
@@ -36,25 +40,39 @@ def tr(key: str, **values: object) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _library(prompts_dir: str) -> Any:
+def _library(prompts_dir: str) -> Library:
     from app.prompts import load_library
 
     return load_library(Path(prompts_dir))
 
 
-def library() -> Any:
+def library() -> Library:
     """The prompt library (document types), loaded once per prompts directory."""
     return _library(str(settings().prompts_dir))
 
 
 @st.cache_resource(show_spinner=False)
-def _client(name: str, base_url: str, model: str | None) -> Any:
+def _outline_problems(prompts_dir: str) -> list[str]:
+    from pathlib import Path
+
+    from app.outline.prepare import load_outlines
+
+    return load_outlines(Path(prompts_dir), _library(prompts_dir).types).errors
+
+
+def outline_problems() -> list[str]:
+    """Broken outlines (prompts/<type>/outline.yaml), each named by its type."""
+    return _outline_problems(str(settings().prompts_dir))
+
+
+@st.cache_resource(show_spinner=False)
+def _client(name: str, base_url: str, model: str | None) -> OpenAIClient:
     from app.llm.client import make_client
 
     return make_client(name, settings())
 
 
-def client(name: str) -> Any:
+def client(name: str) -> OpenAIClient:
     """An LLM client for a named endpoint, cached per (name, URL, model)."""
     endpoint = settings().all_endpoints()[name]
     return _client(name, endpoint.base_url, endpoint.model)
@@ -79,7 +97,7 @@ def chosen_endpoint() -> str:
 
 
 @contextmanager
-def db_session() -> Iterator[Any]:
+def db_session() -> Iterator[Session]:
     """A database session from app.database (migrations applied by the service)."""
     from app.database import session_scope
 
@@ -117,7 +135,7 @@ def require_user(*roles: str) -> User:
     return user
 
 
-def session_factory() -> Any:
+def session_factory() -> sessionmaker[Session]:
     """The app's session factory, for services that open one short transaction per step."""
     from app.database import get_session_factory
 
@@ -134,7 +152,8 @@ def bootstrap() -> bool:
     from app import accounts
 
     try:
-        password = accounts.first_run_admin()
+        with db_session() as session:
+            password = accounts.first_run_admin(session=session)
     except Exception as exc:  # the sign-in page reports a database that cannot be reached
         print(f"LexSpec: database not ready: {exc}", file=sys.stderr)
         return False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from audit.domain import ChainFault, ChainReport
+from audit.domain import Bilingual, ChainFault, ChainReport
 
 GENESIS_HASH = "0" * 64
 HEAD_TABLE = "audit_chain_head"
@@ -85,23 +85,44 @@ def _link_fault(
     link: Link, previous: Link | None, expected_seq: int, expected_prev: str, head_seq: int
 ) -> ChainFault | None:
     if link.computed_hash != link.stored_hash:
-        return ChainFault(link.table, link.id, "内容被篡改 / content altered (hash mismatch)")
+        return ChainFault(
+            link.table, link.id, str(Bilingual("内容被篡改", "content altered (hash mismatch)"))
+        )
     if link.seq < expected_seq:
-        return ChainFault(link.table, link.id, f"序号 {link.seq} 重复 / duplicate seq {link.seq}")
+        return ChainFault(
+            link.table,
+            link.id,
+            str(Bilingual(f"序号 {link.seq} 重复", f"duplicate seq {link.seq}")),
+        )
     if link.seq > head_seq:
         return ChainFault(
-            link.table, link.id, "链头之后插入的行 / row inserted beyond the chain head"
+            link.table,
+            link.id,
+            str(Bilingual("链头之后插入的行", "row inserted beyond the chain head")),
         )
     if link.seq > expected_seq:
         gap = f"{expected_seq}..{link.seq - 1}"
-        return ChainFault(link.table, link.id, f"前序行被删除 / preceding row(s) seq {gap} deleted")
+        return ChainFault(
+            link.table,
+            link.id,
+            str(Bilingual("前序行被删除", f"preceding row(s) seq {gap} deleted")),
+        )
     if link.prev_hash != expected_prev:
         if previous is None:
-            return ChainFault(link.table, link.id, "首行未接创世哈希 / first row not from genesis")
+            return ChainFault(
+                link.table,
+                link.id,
+                str(Bilingual("首行未接创世哈希", "first row not from genesis")),
+            )
         return ChainFault(
             previous.table,
             previous.id,
-            "行及其哈希被改写 / row and its hash rewritten (next row's link does not match)",
+            str(
+                Bilingual(
+                    "行及其哈希被改写",
+                    "row and its hash rewritten (next row's link does not match)",
+                )
+            ),
         )
     return None
 
@@ -110,11 +131,13 @@ def _head_fault(last: Link | None, head_seq: int, head_hash: str) -> ChainFault 
     last_seq = last.seq if last else 0
     if head_seq > last_seq:
         gap = f"{last_seq + 1}..{head_seq}"
-        return ChainFault(HEAD_TABLE, 1, f"末尾行被删除 / newest row(s) seq {gap} deleted")
+        return ChainFault(
+            HEAD_TABLE, 1, str(Bilingual("末尾行被删除", f"newest row(s) seq {gap} deleted"))
+        )
     if last is not None and head_hash != last.stored_hash:
         return ChainFault(
             last.table,
             last.id,
-            "行及其哈希被改写 / row and its hash rewritten (chain head differs)",
+            str(Bilingual("行及其哈希被改写", "row and its hash rewritten (chain head differs)")),
         )
     return None

@@ -6,11 +6,20 @@ BEGIN IMMEDIATE through the `sqlite_begin` execution option (sessions from
 `make_session_factory` and the chain appenders do, so writers queue instead of
 failing). PostgreSQL works through any
 `postgresql+psycopg://` URL.
+
+Migrations run once however many processes first touch a fresh database: `migrate`
+takes a lock first (PostgreSQL: a transaction-level advisory lock; SQLite: an exclusive
+lock on the file `<database>.migrate.lock` beside it), both with a bounded wait, and
+then lets Alembic upgrade whatever is still missing. A process that finds the schema
+at head already takes no lock at all.
 """
 
 from __future__ import annotations
 
 import importlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +29,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # every module that declares tables on audit.models.Base (a missing one is skipped)
-MODEL_MODULES = ("audit.models", "audit.review_models")
+MODEL_MODULES = ("audit.models", "audit.review_models", "audit.revision_models")
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up
+PG_MIGRATION_LOCK_KEY = 7_406_813_501  # any fixed bigint, the same in every process
+
+
+class MigrationLockTimeout(TimeoutError):
+    """Another process held the migration lock for longer than the wait allows."""
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -31,7 +46,13 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         return create_engine(url, pool_pre_ping=True, **kwargs)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs)
+    # `?timeout=SECONDS` in the URL shortens (or lengthens) the wait for a locked file
+    timeout_s = float(str(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)))
+    engine = create_engine(
+        parsed.difference_update_query(["timeout"]),
+        connect_args={"timeout": timeout_s},
+        **kwargs,
+    )
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
@@ -43,7 +64,6 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
@@ -91,12 +111,56 @@ def alembic_config(connection: Connection | None = None) -> Any:
     return config
 
 
+def head_revision() -> str | None:
+    """The newest revision in audit/migrations."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to `revision` (Alembic `upgrade head` by default)."""
+    """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock.
+
+    Safe to call from many processes at the same moment on a fresh database: one migrates,
+    the others wait (at most MIGRATION_LOCK_WAIT_S) and then find nothing left to do.
+    """
     from alembic import command
 
-    with engine.begin() as connection:
+    if revision == "head" and current_revision(engine) == head_revision():
+        return
+    with _file_lock(engine), engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
+            connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
         command.upgrade(alembic_config(connection), revision)
+
+
+@contextmanager
+def _file_lock(engine: Engine) -> Iterator[None]:
+    """SQLite: hold an exclusive lock on `<database>.migrate.lock` (nothing for others)."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        yield
+        return
+    import fcntl
+
+    deadline = time.monotonic() + MIGRATION_LOCK_WAIT_S
+    with open(f"{database}.migrate.lock", "a") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise MigrationLockTimeout(
+                        f"another process is migrating {database} (waited {MIGRATION_LOCK_WAIT_S:g} s)"
+                    ) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -5,12 +5,51 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
-GenerationStatus = Literal["complete", "stopped", "error"]
+# complete: the model ended the draft; truncated: it was cut by max_tokens (finish_reason
+# "length"); stopped: the user stopped it; error: the model server or the network failed.
+GenerationStatus = Literal["complete", "truncated", "stopped", "error"]
 Role = Literal["drafter", "reviewer", "admin"]
-ROLES: tuple[str, ...] = ("drafter", "reviewer", "admin")
-STATUSES: tuple[str, ...] = ("complete", "stopped", "error")
+ROLES: tuple[str, ...] = get_args(Role)
+STATUSES: tuple[str, ...] = get_args(GenerationStatus)
+
+
+@dataclass(frozen=True)
+class Bilingual:
+    """One user-facing text in 简体中文 and English: the one type for messages that services
+    return to pages, the CLI and reports (fixed UI strings live in app/locales/*.yaml)."""
+
+    zh: str
+    en: str
+
+    def text(self, lang: str = "zh") -> str:
+        return self.en if lang == "en" and self.en else self.zh
+
+    def __str__(self) -> str:
+        return f"{self.zh} / {self.en}" if self.en and self.en != self.zh else self.zh
+
+
+class BilingualError(Exception):
+    """An error a user sees: its message is one `Bilingual` (`.text`); str() holds both.
+
+    The base of every error a service raises for a person to read (app/ and audit/ alike),
+    so pages and commands show any of them with `describe(exc).text(lang)` (app.domain)."""
+
+    def __init__(self, message_zh: str, message_en: str) -> None:
+        self.bilingual = Bilingual(message_zh, message_en)
+        super().__init__(str(self.bilingual))
+
+    @property
+    def message_zh(self) -> str:
+        return self.bilingual.zh
+
+    @property
+    def message_en(self) -> str:
+        return self.bilingual.en
+
+    def message(self, lang: str = "zh") -> str:
+        return self.bilingual.text(lang)
 
 
 @dataclass(frozen=True)
@@ -121,3 +160,4 @@ class User:
     role: str
     must_change_password: bool
     created_at: datetime
+    disabled: bool = False  # a disabled account cannot sign in (an admin may enable it again)

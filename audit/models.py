@@ -10,10 +10,11 @@ so that deleting the newest rows is caught too.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, Integer, MetaData, String, Text
+from sqlalchemy import JSON, Boolean, DateTime, Float, Integer, MetaData, String, Text, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -33,16 +34,28 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+def fold_name(name: str) -> str:
+    """A user name as compared for uniqueness and sign-in: NFKC-normalised and case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def _name_key_default(context: Any) -> str:
+    return fold_name(context.get_current_parameters()["name"])
+
+
 class User(Base):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    # the name folded for comparison (audit.users.name_key): unique regardless of case
+    name_key: Mapped[str] = mapped_column(String(80), unique=True, default=_name_key_default)
     role: Mapped[str] = mapped_column(String(16))
     password_hash: Mapped[str] = mapped_column(String(255))
     must_change_password: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime)
     password_changed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class ChainHead(Base):

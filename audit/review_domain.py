@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from audit.domain import Bilingual, BilingualError
+
 DIMENSIONS: tuple[str, ...] = ("citation", "structure", "terminology")
-DIMENSION_LABELS: dict[str, tuple[str, str]] = {  # (简体中文, English)
-    "citation": ("法条引用准确性", "Citation accuracy"),
-    "structure": ("章节结构完整性", "Structural completeness"),
-    "terminology": ("术语使用规范性", "Terminology"),
+DIMENSION_LABELS: dict[str, Bilingual] = {
+    "citation": Bilingual("法条引用准确性", "Citation accuracy"),
+    "structure": Bilingual("章节结构完整性", "Structural completeness"),
+    "terminology": Bilingual("术语使用规范性", "Terminology"),
 }
 SCORE_MIN, SCORE_MAX = 0, 10
 Slot = Literal["A", "B"]
@@ -219,16 +221,8 @@ def present_text(text: str) -> str:
     return "\n".join(line.rstrip() for line in lines).strip("\n")
 
 
-class ReviewError(ValueError):
+class ReviewError(BilingualError, ValueError):
     """A study action that cannot be done (bad input, not assigned, locked); bilingual message."""
-
-    def __init__(self, message_zh: str, message_en: str) -> None:
-        super().__init__(message_en)
-        self.message_zh = message_zh
-        self.message_en = message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_zh if lang == "zh" else self.message_en
 
 
 class NotAssigned(ReviewError):
@@ -244,13 +238,13 @@ def validate_verdict(v: VerdictInput) -> VerdictInput:
     for dim in DIMENSIONS:
         value = getattr(v, dim)
         if isinstance(value, bool) or not isinstance(value, int):
-            zh, en = DIMENSION_LABELS[dim]
-            raise ReviewError(f"{zh}必须是整数", f"{en} must be a whole number")
+            label = DIMENSION_LABELS[dim]
+            raise ReviewError(f"{label.zh}必须是整数", f"{label.en} must be a whole number")
         if not SCORE_MIN <= value <= SCORE_MAX:
-            zh, en = DIMENSION_LABELS[dim]
+            label = DIMENSION_LABELS[dim]
             raise ReviewError(
-                f"{zh}必须在 {SCORE_MIN} 到 {SCORE_MAX} 之间（收到 {value}）",
-                f"{en} must be between {SCORE_MIN} and {SCORE_MAX} (got {value})",
+                f"{label.zh}必须在 {SCORE_MIN} 到 {SCORE_MAX} 之间（收到 {value}）",
+                f"{label.en} must be between {SCORE_MIN} and {SCORE_MAX} (got {value})",
             )
     errors = tuple(e.strip() for e in v.hard_errors if e.strip())
     if len(v.comment) > 5000 or any(len(e) > 1000 for e in errors):

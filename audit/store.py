@@ -26,8 +26,9 @@ from audit.domain import (
     StoredGeneration,
 )
 from audit.models import ChainHead, Event, Generation
+from audit.revision_models import Revision
 
-CHAINED = (Generation, Event)
+CHAINED = (Generation, Event, Revision)
 PREVIEW_CHARS = 120
 VERIFY_BATCH = 500
 _FLOATS = ("ttft_s", "total_s", "tokens_per_s")
@@ -59,7 +60,7 @@ def _lock_head(session: Session) -> ChainHead:
     return head
 
 
-def _content(row: Generation | Event) -> dict[str, Any]:
+def _content(row: Generation | Event | Revision) -> dict[str, Any]:
     return {c.key: getattr(row, c.key) for c in row.__table__.columns if c.key != "row_hash"}
 
 
@@ -67,7 +68,7 @@ def _row_content(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
     return {c.key: row[c.key] for c in table.columns if c.key != "row_hash"}
 
 
-def _append(row: Generation | Event, *, session: Session) -> None:
+def _append(row: Generation | Event | Revision, *, session: Session) -> None:
     """Give `row` the next seq, link it to the head and hash it; then move the head."""
     head = _lock_head(session)
     row.seq = head.last_seq + 1
@@ -144,6 +145,11 @@ def _filters(
                 Generation.output_text.icontains(needle, autoescape=True),
                 Generation.user_prompt.icontains(needle, autoescape=True),
                 Generation.template_id.icontains(needle, autoescape=True),
+                Generation.id.in_(  # a saved revision's text finds its generation
+                    select(Revision.generation_id).where(
+                        Revision.text.icontains(needle, autoescape=True)
+                    )
+                ),
             )
         )
     return clauses
@@ -177,7 +183,7 @@ def search_generations(
     limit: int = 50,
     offset: int = 0,
 ) -> list[GenerationSummary]:
-    """Newest first; `text` matches the output, the user prompt or the template id."""
+    """Newest first; `text` matches the output, a saved revision, the user prompt or template id."""
     query = (
         select(Generation)
         .where(*_filters(user_name, text, doc_type, status))

@@ -8,15 +8,17 @@ does not reveal which names are registered.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import exc, func, select
+from sqlalchemy import case, exc, func, or_, select
 from sqlalchemy.orm import Session
 
-from audit.domain import ROLES, User
+from audit.domain import ROLES, BilingualError, User
 from audit.models import User as UserRow
+from audit.models import fold_name
 from audit.store import append_event
 
 FIRST_ADMIN_NAME = "admin"
@@ -24,15 +26,12 @@ MIN_PASSWORD_LENGTH = 8
 MAX_NAME_LENGTH = 64
 
 
-class UserError(ValueError):
+class UserError(BilingualError, ValueError):
     """Bad input or a refused account operation, with a message in both languages."""
 
     def __init__(self, code: str, message_zh: str, message_en: str) -> None:
-        super().__init__(f"{message_zh} / {message_en}")
-        self.code, self.message_zh, self.message_en = code, message_zh, message_en
-
-    def message(self, lang: str = "zh") -> str:
-        return self.message_en if lang == "en" else self.message_zh
+        super().__init__(message_zh, message_en)
+        self.code = code
 
 
 class _Hashing:
@@ -73,8 +72,18 @@ def _now() -> datetime:
 
 def _domain(row: UserRow) -> User:
     return User(
-        row.id, row.name, row.role, row.must_change_password, row.created_at.replace(tzinfo=UTC)
+        row.id,
+        row.name,
+        row.role,
+        row.must_change_password,
+        row.created_at.replace(tzinfo=UTC),
+        disabled=bool(row.disabled),
     )
+
+
+def name_key(name: str) -> str:
+    """The name as compared for uniqueness and sign-in: NFKC-normalised and case-folded."""
+    return fold_name(name)
 
 
 def generate_password() -> str:
@@ -84,13 +93,18 @@ def generate_password() -> str:
 
 def check_name(name: str) -> str:
     cleaned = name.strip()
-    if not cleaned or len(cleaned) > MAX_NAME_LENGTH or any(c.isspace() for c in cleaned):
+    if not cleaned or len(cleaned) > MAX_NAME_LENGTH or any(_unprintable(c) for c in cleaned):
         raise UserError(
             "bad_name",
-            f"用户名须为 1–{MAX_NAME_LENGTH} 个字符且不含空格",
-            f"A user name must be 1–{MAX_NAME_LENGTH} characters with no spaces",
+            f"用户名须为 1–{MAX_NAME_LENGTH} 个字符，不含空格或控制字符",
+            f"A user name must be 1–{MAX_NAME_LENGTH} characters with no spaces or control characters",
         )
     return cleaned
+
+
+def _unprintable(char: str) -> bool:
+    """Spaces and control, format (zero-width), surrogate or unassigned characters."""
+    return char.isspace() or unicodedata.category(char).startswith("C")
 
 
 def check_role(role: str) -> str:
@@ -114,7 +128,15 @@ def check_password(password: str) -> str:
 
 
 def _row(name: str, *, session: Session) -> UserRow | None:
-    return session.scalars(select(UserRow).where(UserRow.name == name)).one_or_none()
+    """The account called `name`, compared regardless of case (an exact spelling first: names
+    that differed only in case before migration 0003 keep their own accounts)."""
+    query = (
+        select(UserRow)
+        .where(or_(UserRow.name == name, UserRow.name_key == name_key(name)))
+        .order_by(case((UserRow.name == name, 0), else_=1))
+        .limit(1)
+    )
+    return session.scalars(query).first()
 
 
 def create_user(
@@ -134,6 +156,7 @@ def create_user(
         raise taken
     row = UserRow(
         name=name,
+        name_key=name_key(name),
         role=role,
         password_hash=_hasher().hash(password),
         must_change_password=must_change_password,
@@ -151,12 +174,13 @@ def create_user(
 
 
 def authenticate(name: str, password: str, *, session: Session) -> User | None:
-    """The user when the password matches, else None (same cost for unknown names)."""
+    """The user when the password matches and the account is enabled, else None (same cost
+    for unknown names)."""
     row = _row(name.strip(), session=session)
     if row is None:
         _verify(_dummy_hash(), password)
         return None
-    if not _verify(row.password_hash, password):
+    if not _verify(row.password_hash, password) or row.disabled:
         return None
     if _hasher().check_needs_rehash(row.password_hash):
         row.password_hash = _hasher().hash(password)
@@ -198,6 +222,21 @@ def reset_password(name: str, *, session: Session, actor: str = "system") -> str
     session.flush()
     append_event(session=session, actor=actor, kind="user.password_reset", payload={"name": name})
     return password
+
+
+def set_disabled(name: str, disabled: bool, *, session: Session, actor: str) -> User:
+    """Disable an account (it can no longer sign in) or enable it again; an admin cannot
+    disable their own account (so there is always someone to undo it)."""
+    row = _row(name, session=session)
+    if row is None:
+        raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
+    if disabled and name_key(row.name) == name_key(actor):
+        raise UserError("disable_self", "不能停用自己的账户", "You cannot disable your own account")
+    row.disabled = disabled
+    session.flush()
+    kind = "user.disabled" if disabled else "user.enabled"
+    append_event(session=session, actor=actor, kind=kind, payload={"name": row.name})
+    return _domain(row)
 
 
 def get_user(name: str, *, session: Session) -> User | None:

@@ -29,9 +29,9 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from app.ops.loadbench import RequestResult, Target, one_request, resolve_target  # noqa: E402
+from app.ops.metrics_parse import scrape  # noqa: E402
 from app.serving import process  # noqa: E402
-from app.serving.loadbench import RequestResult, Target, one_request, resolve_target  # noqa: E402
-from app.serving.metrics_parse import scrape  # noqa: E402
 
 SYSTEM = "你是一名中国数据合规律师。请用简体中文起草，分章节编号，并准确引用法律条文。"
 FIRST_DRAFTS = [
@@ -340,7 +340,7 @@ def main() -> int:
             from app.config import get_settings
 
             gguf = str(get_settings().resolved_model_path)
-            roots["draft"] = stack.enter_context(server("draft", "--draft-model", gguf, *k))
+            roots["draft"] = stack.enter_context(server("draft_model", "--draft-model", gguf, *k))
         results: dict[str, dict[str, Arm]] = {}
         for name, prompts in (("first drafts (zh)", first[:3]), ("first drafts (en)", first[3:])):
             print(name, flush=True)

@@ -1,6 +1,11 @@
-"""Validation speed: one check of a ~20,000-character draft, and re-checking while it streams.
+"""Validation speed: one check of a ~20,000-character draft, and re-checking while it streams;
+and the precision / recall of citation.content_mismatch and citation.renumbered on the labelled
+set tests/unit/validation_fixtures/citation_claims.yaml.
 
-Run: .venv/bin/python bench/validation.py [--chars 20000] [--chunk 8] [--repeat 50]
+Run: .venv/bin/python bench/validation.py [--chars 20000] [--chunk 8] [--repeat 50] [--calibrate]
+
+Each full-check figure is printed twice: with the statute texts (content matching included) and
+with an empty text store (the check as it was before content matching, the old figure).
 
 Wall-clock and process CPU time are both reported: on a shared machine the wall-clock median
 includes waiting for a core, the CPU time is the work the check itself does.
@@ -18,11 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.validation import check, load_catalogue  # noqa: E402
+from app.validation import content as content_stage  # noqa: E402
+from app.validation.calibration import evaluate, grid, load_claims  # noqa: E402
 from app.validation.catalogue import Catalogue  # noqa: E402
 from app.validation.numerals import int_to_chinese  # noqa: E402
+from app.validation.texts import TextStore, load_texts  # noqa: E402
 
-GUIDE = ROOT / "tests" / "unit" / "validation_fixtures" / "guide_ok.md"
+FIXTURES = ROOT / "tests" / "unit" / "validation_fixtures"
+GUIDE = FIXTURES / "guide_ok.md"
+CLAIMS = FIXTURES / "citation_claims.yaml"
 SECTIONS = ("【适用情形】", "【材料清单】", "【常见错误】")
+NO_TEXTS = TextStore({})
 
 
 def realistic_draft(chars: int) -> str:
@@ -35,10 +46,30 @@ def realistic_draft(chars: int) -> str:
     return "\n".join(parts)[:chars]
 
 
-def timed(text: str, catalogue: Catalogue) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one check."""
+NOTE = "企业应当结合自身业务场景梳理数据处理活动，明确数据类别、数量与出境路径，并保存相关记录以备核查。"
+
+
+def claims_draft(chars: int) -> str:
+    """The labelled citing sentences, each followed by a paragraph of plain prose, up to
+    `chars`: about one citation per 200 characters (~100 in 20,000), every one with a claim."""
+    sentences = [c.text for c in load_claims(CLAIMS)]
+    parts, n = ["数据合规意见书", ""], 0
+    while sum(len(p) + 1 for p in parts) < chars:
+        n += 1
+        parts.append(f"第{int_to_chinese(n)}章 法律依据")
+        for i in range(5):
+            parts += [sentences[(n * 5 + i) % len(sentences)], NOTE * 2]
+    return "\n".join(parts)[:chars].rpartition("\n")[0]
+
+
+def timed(
+    text: str, catalogue: Catalogue, texts: TextStore | None = None, cold: bool = False
+) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one check; `cold` forgets every scored claim first."""
+    if cold:
+        content_stage._ASSESSED.clear()
     wall, cpu = time.perf_counter(), time.process_time()
-    check(text, required_sections=SECTIONS, catalogue=catalogue)
+    check(text, required_sections=SECTIONS, catalogue=catalogue, texts=texts)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -52,36 +83,74 @@ def medians(samples: list[tuple[float, float]]) -> str:
     return f"median {ms(wall)} wall / {ms(cpu)} CPU"
 
 
+def full_checks(name: str, text: str, catalogue: Catalogue, repeat: int) -> None:
+    result = check(text, required_sections=SECTIONS, catalogue=catalogue)  # warm caches
+    print(
+        f"{name}: {len(text)} chars, {len(result.citations)} citations, "
+        f"{len(result.findings)} findings"
+    )
+    for label, texts, cold in (
+        ("with statute texts, claims scored afresh", None, True),
+        ("with statute texts, claims remembered", None, False),
+        ("without statute texts (the old check)", NO_TEXTS, False),
+    ):
+        runs = [timed(text, catalogue, texts, cold) for _ in range(repeat)]
+        walls = sorted(r[0] for r in runs)
+        print(
+            f"  full check x{repeat} {label}: {medians(runs)}, "
+            f"p95 {ms(walls[int(0.95 * (len(walls) - 1))])} wall"
+        )
+
+
+def streaming(text: str, catalogue: Catalogue, chunk: int) -> None:
+    ends = range(chunk, len(text) + chunk, chunk)
+    per_check = [timed(text[:end], catalogue) for end in ends]
+    tail = per_check[-max(1, len(per_check) // 20) :]  # the last 5% of the stream
+    total_wall = sum(s[0] for s in per_check)
+    total_cpu = sum(s[1] for s in per_check)
+    print(
+        f"  streaming, re-check every {chunk} chars: {len(per_check)} checks, "
+        f"total {total_wall:.2f} s wall / {total_cpu:.2f} s CPU; per check over the stream "
+        f"{medians(per_check)}; at the end (last {len(tail)}) {medians(tail)}"
+    )
+
+
+def accuracy(catalogue: Catalogue, calibrate: bool) -> None:
+    claims, store = load_claims(CLAIMS), load_texts()
+    print(f"labelled set: {len(claims)} citing sentences")
+    for code in ("citation.content_mismatch", "citation.renumbered"):
+        scores = evaluate(claims, catalogue, store, code=code)
+        print(
+            f"  {code}: precision {scores.precision:.3f}, recall {scores.recall:.3f} "
+            f"(tp {scores.true_pos}, fp {scores.false_pos}, fn {scores.false_neg})"
+        )
+        for miss in scores.misses:
+            print(f"    {miss}")
+    if calibrate:
+        print("  grid (min_grams, margin, min_better): precision / recall of content_mismatch")
+        for limits, scores in grid(claims, catalogue, store):
+            print(
+                f"    {limits.min_grams} {limits.margin:.2f} {limits.min_better:.2f}: "
+                f"{scores.precision:.3f} / {scores.recall:.3f}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chars", type=int, default=20_000)
     parser.add_argument("--chunk", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--calibrate", action="store_true", help="print the threshold grid")
     args = parser.parse_args()
     catalogue = load_catalogue()
-    text = realistic_draft(args.chars)
-    result = check(text, required_sections=SECTIONS, catalogue=catalogue)  # warm caches
-    print(
-        f"draft: {len(text)} chars, {len(result.citations)} citations, "
-        f"{len(result.findings)} findings"
-    )
-    runs = [timed(text, catalogue) for _ in range(args.repeat)]
-    walls = sorted(r[0] for r in runs)
-    print(
-        f"full check x{args.repeat}: {medians(runs)}, "
-        f"p95 {ms(walls[int(0.95 * (len(walls) - 1))])} wall, min {ms(walls[0])} wall"
-    )
-    for chunk in (args.chunk, 200):
-        ends = range(chunk, len(text) + chunk, chunk)
-        per_check = [timed(text[:end], catalogue) for end in ends]
-        tail = per_check[-max(1, len(per_check) // 20) :]  # the last 5% of the stream
-        total_wall = sum(s[0] for s in per_check)
-        total_cpu = sum(s[1] for s in per_check)
-        print(
-            f"streaming, re-check every {chunk} chars: {len(per_check)} checks, "
-            f"total {total_wall:.2f} s wall / {total_cpu:.2f} s CPU; per check over the stream "
-            f"{medians(per_check)}; at the end (last {len(tail)}) {medians(tail)}"
-        )
+    accuracy(catalogue, args.calibrate)
+    for name, text in (
+        ("filing-guide draft", realistic_draft(args.chars)),
+        ("citing-sentences draft", claims_draft(args.chars)),
+    ):
+        full_checks(name, text, catalogue, args.repeat)
+        for chunk in sorted({args.chunk, 200}):
+            streaming(text, catalogue, chunk)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Make sure the Debian tools some tests use are there: chromium (real-browser tests) and
-# docker-compose (validates docker-compose.yml with `docker-compose config`). Without root or
-# apt-get, say so: those tests then skip with the reason.
+# Make sure the Debian tools some tests use are there: chromium (real-browser tests), a CJK
+# font (fonts-noto-cjk: without one, Chinese renders as empty boxes in the browser tests and
+# the screenshots in docs/images) and docker-compose (validates docker-compose.yml with
+# `docker-compose config`). Without root or apt-get, say so: those tests then skip with the reason.
 set -uo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+has_cjk_font() {
+  if command -v fc-list >/dev/null 2>&1; then
+    [ -n "$(fc-list :lang=zh family 2>/dev/null)" ]
+  else
+    dpkg -s fonts-noto-cjk >/dev/null 2>&1
+  fi
+}
+has_cjk_font || missing+=(fonts-noto-cjk)
 command -v docker-compose >/dev/null 2>&1 || docker compose version >/dev/null 2>&1 \
   || missing+=(docker-compose)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

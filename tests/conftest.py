@@ -25,6 +25,15 @@ def llm_base_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def drafting_url() -> Iterator[str]:
+    """An n-gram server that drafts on every step (--fixed-k). The adaptive default may rightly
+    decide that drafting does not pay on a loaded machine, so a test that needs drafts to happen
+    (counters that move, acceptance that rises) uses this one."""
+    with embedded_server("ngram", "--num-speculative-tokens", "4", "--fixed-k") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def plain_llm_base_url() -> Iterator[str]:
     """A real embedded server without speculation (the plain arm)."""
     with embedded_server("off") as url:
@@ -106,3 +115,19 @@ def db_session_factory(db_engine: Engine) -> sessionmaker[Session]:
     from audit.db import make_session_factory
 
     return make_session_factory(db_engine)
+
+
+def acting(
+    name: str, *, session: Session | None = None, factory: sessionmaker[Session] | None = None
+) -> object:
+    """The account called `name` (the acting User that app services take), from a session or
+    a session factory."""
+    from audit.users import get_user
+
+    if session is None:
+        assert factory is not None
+        with factory() as own:
+            return acting(name, session=own)
+    user = get_user(name, session=session)
+    assert user is not None, f"no user {name}"
+    return user

@@ -102,8 +102,12 @@ class FakeClient:
         context: int | None = 4096,
         tokens: int | None = None,
         delay_s: float = 0.0,
+        finish: str = "stop",
+        scripts: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.pieces = list(pieces)
+        self.finish = finish  # the finish_reason of every request ("length": cut by max_tokens)
+        self.scripts = [list(s) for s in scripts] if scripts else None  # pieces per request
         self.draft, self.accepted = draft, accepted
         self.fail_after = fail_after
         self.open_error = open_error
@@ -117,13 +121,18 @@ class FakeClient:
         self, messages: Sequence[Mapping[str, str]], params: GenerationParams
     ) -> ChatStream:
         self.requests.append(([dict(m) for m in messages], params))
+        pieces = (
+            self.scripts[(len(self.requests) - 1) % len(self.scripts)]
+            if self.scripts
+            else self.pieces
+        )
 
         def open_chunks() -> Replay:
             if self.open_error is not None:
                 raise self.open_error
-            chunks = [chunk(p) for p in self.pieces]
-            chunks.append(chunk("", finish="stop"))
-            chunks.append(final_chunk(20, len(self.pieces), self.draft, self.accepted))
+            chunks = [chunk(p) for p in pieces]
+            chunks.append(chunk("", finish=self.finish))
+            chunks.append(final_chunk(20, len(pieces), self.draft, self.accepted))
             replay = Replay(chunks, fail_after=self.fail_after, delay_s=self.delay_s)
             self.replays.append(replay)
             return replay

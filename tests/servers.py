@@ -31,6 +31,19 @@ def embedded_server(
         yield url
 
 
+def metric_total(base_url: str, series: str) -> float:
+    """The sum of the /metrics samples whose line starts with `series` (a name, or a name
+    with the start of its labels, e.g. `vllm:generation_tokens_total{`)."""
+    import httpx
+
+    text = httpx.get(base_url.removesuffix("/v1") + "/metrics", timeout=30).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith(series) and not line.startswith("#")
+    )
+
+
 def run_lexspec(
     *args: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:

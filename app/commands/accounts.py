@@ -5,62 +5,37 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from collections.abc import Callable
 from typing import Any
 
-ROLE_CHOICES = ("drafter", "reviewer", "admin")
+from app.i18n import cli_text
+from audit.domain import ROLES
+
+ROLE_CHOICES = ROLES  # the CLI offers exactly the roles audit/domain.py declares
 
 
 def register(sub: Any) -> None:
-    user = sub.add_parser("user", help="用户管理 / manage user accounts")
+    user = sub.add_parser("user", help=cli_text("cli.accounts.user.help"))
     user_sub = user.add_subparsers(dest="user_command", required=True)
-    add = user_sub.add_parser("add", help="新建用户 / create a user")
+    add = user_sub.add_parser("add", help=cli_text("cli.accounts.add.help"))
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=ROLE_CHOICES)
-    add.add_argument(
-        "--password", help="省略则提示输入或自动生成 / omit to be prompted or get a generated one"
-    )
-    add.set_defaults(func=_guarded(cmd_user_add))
-    listing = user_sub.add_parser("list", help="列出用户 / list users")
-    listing.set_defaults(func=_guarded(cmd_user_list))
-    reset = user_sub.add_parser(
-        "reset-password", help="重置为一次性密码 / set a new one-time password"
-    )
+    add.add_argument("--password", help=cli_text("cli.accounts.add.password"))
+    add.set_defaults(func=cmd_user_add)
+    listing = user_sub.add_parser("list", help=cli_text("cli.accounts.list.help"))
+    listing.set_defaults(func=cmd_user_list)
+    reset = user_sub.add_parser("reset-password", help=cli_text("cli.accounts.reset-password.help"))
     reset.add_argument("name")
-    reset.set_defaults(func=_guarded(cmd_user_reset))
+    reset.set_defaults(func=cmd_user_reset)
 
-    audit = sub.add_parser("audit", help="审计日志 / audit log")
+    audit = sub.add_parser("audit", help=cli_text("cli.accounts.audit.help"))
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
-    verify = audit_sub.add_parser(
-        "verify", help="校验哈希链 / verify the hash chain (exit 1 when altered)"
-    )
-    verify.set_defaults(func=_guarded(cmd_audit_verify))
+    verify = audit_sub.add_parser("verify", help=cli_text("cli.accounts.verify.help"))
+    verify.set_defaults(func=cmd_audit_verify)
 
-    db = sub.add_parser("db", help="数据库 / database")
+    db = sub.add_parser("db", help=cli_text("cli.accounts.db.help"))
     db_sub = db.add_subparsers(dest="db_command", required=True)
-    upgrade = db_sub.add_parser("upgrade", help="迁移到最新结构 / migrate to the newest schema")
-    upgrade.set_defaults(func=_guarded(cmd_db_upgrade))
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn bad input and an unreachable database into a clear message and exit code 1."""
-
-    def run(args: argparse.Namespace) -> int:
-        from sqlalchemy.exc import OperationalError
-
-        from audit.users import UserError
-
-        try:
-            return handler(args)
-        except UserError as exc:
-            print(f"错误 / Error: {exc}", file=sys.stderr)
-            return 1
-        except OperationalError as exc:
-            reason = str(exc.orig or exc).strip().splitlines()[0]
-            print(f"无法访问数据库 / Cannot use the database: {reason}", file=sys.stderr)
-            return 1
-
-    return run
+    upgrade = db_sub.add_parser("upgrade", help=cli_text("cli.accounts.upgrade.help"))
+    upgrade.set_defaults(func=cmd_db_upgrade)
 
 
 def _ask_password() -> str | None:
@@ -70,7 +45,7 @@ def _ask_password() -> str | None:
     first = getpass.getpass("密码（留空自动生成）/ Password (empty: generate one): ")
     if not first:
         return None
-    if getpass.getpass("再次输入 / Repeat: ") != first:
+    if getpass.getpass(cli_text("cli.accounts.repeat") + " ") != first:
         from audit.users import UserError
 
         raise UserError("mismatch", "两次输入的密码不一致", "The passwords do not match")
@@ -88,7 +63,7 @@ def cmd_user_add(args: argparse.Namespace) -> int:
         user = create_user(
             args.name, args.role, password, session=session, must_change_password=generated
         )
-    print(f"已创建用户 / Created user: {user.name} ({user.role})")
+    print(cli_text("cli.accounts.created", name=user.name, role=user.role))
     if generated:
         print(f"一次性密码（仅显示一次）/ One-time password (shown once): {password}")
     return 0
@@ -101,9 +76,10 @@ def cmd_user_list(_args: argparse.Namespace) -> int:
     with session_scope() as session:
         users = list_users(session=session)
     if not users:
-        print("还没有用户 / No users yet")
+        print(cli_text("cli.accounts.no_users"))
     for user in users:
-        flag = "  (须改密码 / must change password)" if user.must_change_password else ""
+        flag = f"  ({cli_text('cli.accounts.must_change')})" if user.must_change_password else ""
+        flag += f"  ({cli_text('cli.accounts.disabled')})" if user.disabled else ""
         print(f"{user.name:<24} {user.role:<9} {user.created_at:%Y-%m-%d %H:%M} UTC{flag}")
     return 0
 
@@ -118,21 +94,42 @@ def cmd_user_reset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_spool() -> int:
+    """Say how many records wait in the spool (not yet in the chain); their number."""
+    from app.database import spool
+
+    waiting = spool()
+    count = waiting.pending()
+    if count:
+        print(
+            f"暂存文件中有 {count} 条记录尚未写入审计链 / {count} spooled record(s) not yet "
+            f"in the chain: {waiting.path}",
+            file=sys.stderr,
+        )
+    return count
+
+
 def cmd_audit_verify(_args: argparse.Namespace) -> int:
     from app.database import session_scope
     from audit.store import verify_chain
 
-    with session_scope() as session:
-        report = verify_chain(session=session)
+    try:
+        with session_scope() as session:  # first use replays the spool when it can
+            report = verify_chain(session=session)
+    except Exception:
+        _report_spool()
+        raise
+    spooled = _report_spool()
     if report.ok:
-        print(f"审计链完好 / Audit chain intact: {report.checked} rows checked")
-        print(f"链头 / Chain head: seq {report.head_seq}, {report.head_hash}")
-        return 0
+        print(cli_text("cli.accounts.chain_intact", n=report.checked))
+        print(cli_text("cli.accounts.chain_head", seq=report.head_seq, hash=report.head_hash))
+        return 1 if spooled else 0
     assert report.first_bad is not None
     table, row_id, reason = report.first_bad
     print(
-        f"审计链被改动 / Audit chain ALTERED at {table} id={row_id}: {reason}\n"
-        f"此前 {report.checked} 行完好 / {report.checked} rows before it verified",
+        cli_text("cli.accounts.chain_altered", table=table, id=row_id, reason=reason)
+        + "\n"
+        + cli_text("cli.accounts.verified_before", n=report.checked),
         file=sys.stderr,
     )
     return 1
@@ -147,5 +144,5 @@ def cmd_db_upgrade(_args: argparse.Namespace) -> int:
     migrate(engine)
     after = current_revision(engine)
     engine.dispose()
-    print(f"数据库结构 / Schema: {before or '(empty)'} -> {after}")
+    print(cli_text("cli.accounts.schema", before=before or "(empty)", after=after))
     return 0

@@ -1,4 +1,5 @@
-"""`lexspec check FILE|- [--doc-type TYPE] [--format json|text]`: numbering and citation checks.
+"""`lexspec check FILE|- [--doc-type TYPE] [--facts FACTS.json] [--format json|text]`: numbering,
+citation and (with --facts, the form's values) facts checks.
 
 Exit status: 0 no error-severity finding, 1 at least one, 2 bad input (file, type, catalogue)."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.inputs import InputError, read_draft
+from app.i18n import cli_text, t
 
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -19,16 +21,45 @@ TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "check",
-        help="校验编号与法规引用 / check numbering and statute citations",
-        description="校验草稿的章节编号、必备章节和法规引用 / check a draft's numbering, "
-        "required sections and statute citations (exit 1 when any error is found)",
+        help=cli_text("cli.check.check.help"),
+        description=cli_text("cli.check.check.description"),
     )
-    p.add_argument("file", help="草稿文件，- 表示标准输入 / draft file, - for stdin")
+    p.add_argument("file", help=cli_text("cli.check.file"))
+    p.add_argument("--doc-type", help=cli_text("cli.check.doc_type"))
     p.add_argument(
-        "--doc-type", help="文书类型，读取其必备章节 / document type whose required sections apply"
+        "--format", choices=("text", "json"), default="text", help=cli_text("cli.check.format")
     )
-    p.add_argument("--format", choices=("text", "json"), default="text", help="输出格式 / output")
+    p.add_argument(
+        "--date",
+        help="文书日期 YYYY-MM-DD，按当日施行的法规版本核对（默认今天）/ "
+        "the document's date: citations are checked against the versions in force on it",
+    )
+    p.add_argument("--facts", help=cli_text("cli.check.facts"))
     p.set_defaults(func=handle)
+
+
+def read_facts(source: str) -> Any:
+    """The form's values from a JSON object file, as the facts check reads them."""
+    from app.validation.facts import form_facts
+
+    try:
+        data = json.loads(read_draft(source))
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"表单事实文件不是有效的 JSON：{source}", f"Not a valid JSON file: {source}"
+        ) from exc
+    values = (
+        {str(k): "" if v is None else str(v) for k, v in data.items()}
+        if isinstance(data, dict)
+        else {}
+    )
+    facts = form_facts(values)
+    if facts is None:
+        raise InputError(
+            f"表单事实文件应为 JSON 对象，且含 individuals_count：{source}",
+            f"The facts file must be a JSON object with individuals_count: {source}",
+        )
+    return facts
 
 
 def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
@@ -67,7 +98,7 @@ def format_text(text: str, result: Any, lang: str) -> str:
     lines = []
     for f in result.findings:
         line, col = line_col(text, f.start)
-        message = f.message_zh if lang == "zh" else f.message_en
+        message = f.bilingual.text(lang)
         hint = f" → {f.suggestion}" if f.suggestion else ""
         lines.append(f"{line}:{col} {f.severity} {f.code} {message}{hint}")
     return "\n".join(lines)
@@ -76,23 +107,28 @@ def format_text(text: str, result: Any, lang: str) -> str:
 def _summary(result: Any, lang: str) -> str:
     errors = sum(f.severity == "error" for f in result.findings)
     total, cites = len(result.findings), len(result.citations)
-    if lang == "zh":
-        return f"共 {total} 个问题（错误 {errors} 个），{cites} 处法规引用"
-    return f"{total} finding(s), {errors} error(s); {cites} statute citation(s)"
+    return t("cli.check.summary", lang, total=total, errors=errors, cites=cites)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from app.commands.cite import parse_date
     from app.config import get_settings
     from app.validation import CatalogueError, check, default_catalogue
+    from app.validation.facts import with_facts
 
     settings = get_settings()
     lang = settings.lang
     try:
+        day = parse_date(args.date)
         text = read_draft(args.file)
         sections = required_sections(args.doc_type, settings.prompts_dir) if args.doc_type else ()
-        result = check(text, required_sections=sections, catalogue=default_catalogue())
+        facts = read_facts(args.facts) if args.facts else None
+        result = check(
+            text, required_sections=sections, catalogue=default_catalogue(), doc_date=day
+        )
+        result = with_facts(result, text, facts)
     except (InputError, CatalogueError) as exc:
-        print(exc.message_zh if lang == "zh" else exc.message_en, file=sys.stderr)
+        print(exc.message(lang), file=sys.stderr)
         return 2
     if args.format == "json":
         payload = {

@@ -1,7 +1,10 @@
 """`lexspec draft`: stream one document draft to the terminal (stats and findings on stderr).
 
 Ctrl-C stops the generation and keeps the partial text (written to --out when given).
-Exit codes: 0 complete, 1 server/generation error, 2 bad input, 130 stopped by Ctrl-C.
+Exit codes: 0 complete or truncated (the status line says which), 1 server/generation error,
+2 bad input, 3 the draft was printed but the audit log could not be written (it waits in the
+spool), 130 stopped by Ctrl-C. By default the type's outline drafts the document part by part
+(--mode free-form: one prompt for the whole document).
 """
 
 from __future__ import annotations
@@ -12,87 +15,51 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.i18n import cli_text
+
 if TYPE_CHECKING:
     from app.config import Settings
-    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
-    from app.generation import GenerationOutcome
+    from app.domain import GenerationParams, GenerationStats
+    from app.generation import GenerationOutcome, PreparedDraft
     from app.prompts import DocType
 
-# CLI messages, one place per language (zh first).
-MESSAGES: dict[str, tuple[str, str]] = {
-    "no_type": (
-        "请用 --type 指定文书类型。可用类型：",
-        "Choose a document type with --type. Available:",
-    ),
-    "unknown_type": (
-        "未知的文书类型“{name}”。可用类型：",
-        "Unknown document type '{name}'. Available:",
-    ),
-    "broken_type": (
-        "提示词模板有误，已跳过：{detail}",
-        "Skipped a broken prompt template: {detail}",
-    ),
-    "bad_field_arg": (
-        "--field 须写成 名称=值，收到“{arg}”。",
-        "--field must look like name=value, got '{arg}'.",
-    ),
-    "unknown_field": (
-        "“{type}”没有字段 {names}。可用字段：{known}",
-        "'{type}' has no field {names}. Fields: {known}",
-    ),
-    "field_errors": ("表单有误：", "Please fix these fields:"),
-    "template": ("模板渲染失败：{detail}", "The template failed to render: {detail}"),
-    "context": ("{detail}", "{detail}"),
-    "endpoint": ("{detail}", "{detail}"),
-    "bad_number": ("{flag} 须大于 0。", "{flag} must be greater than 0."),
-    "stopped": ("已停止，保留已生成的部分。", "Stopped; the partial text is kept."),
-    "error": ("生成出错：{detail}", "Generation failed: {detail}"),
-    "written": ("已写入 {path}", "Written to {path}"),
-    "write_failed": ("无法写入 {path}：{detail}", "Cannot write {path}: {detail}"),
-    "findings": (
-        "校验：{errors} 个错误，{warnings} 个警告，{infos} 条提示",
-        "Checks: {errors} errors, {warnings} warnings, {infos} notes",
-    ),
-    "no_checks": ("（校验模块不可用）", "(checks unavailable)"),
-    "recorded": ("已记入审计日志，编号 {id}", "Recorded in the audit log as #{id}"),
-    "record_failed": (
-        "未能写入审计日志：{detail}",
-        "Could not write the audit log: {detail}",
-    ),
-}
+NOT_LOGGED = 3  # exit code: the draft is shown but the audit log was not written
 
 
 def msg(key: str, lang: str, **values: object) -> str:
-    zh, en = MESSAGES[key]
-    return (en if lang == "en" else zh).format(**values)
+    """A `lexspec draft` message (app/locales/*.yaml `cli.draft`) in `lang`."""
+    from app.i18n import t
+
+    return t(f"cli.draft.{key}", lang, **values)
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "draft",
-        help="在终端生成一份文书草稿 / stream a document draft to the terminal",
-        description="用模板生成草稿，边生成边校验 / draft a document from a template, checked as it streams",
+        help=cli_text("cli.draft.args.help"),
+        description=cli_text("cli.draft.args.description"),
     )
-    p.add_argument("--type", dest="doc_type", help="文书类型 / document type id")
+    p.add_argument("--type", dest="doc_type", help=cli_text("cli.draft.args.type"))
     p.add_argument(
         "--field",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="表单字段（可重复）/ a form field (repeatable)",
+        help=cli_text("cli.draft.args.field"),
     )
+    p.add_argument("--example", action="store_true", help=cli_text("cli.draft.args.example"))
+    p.add_argument("--endpoint", help=cli_text("cli.draft.args.endpoint"))
+    p.add_argument("--max-tokens", type=int, help=cli_text("cli.draft.args.max_tokens"))
+    p.add_argument("--temperature", type=float, help=cli_text("cli.draft.args.temperature"))
     p.add_argument(
-        "--example", action="store_true", help="先填入示例值 / start from the example values"
+        "--mode",
+        choices=("outline", "free-form"),
+        help=cli_text("cli.draft.args.mode"),
     )
-    p.add_argument("--endpoint", help="模型服务端点名 / endpoint name (Settings.all_endpoints)")
-    p.add_argument("--max-tokens", type=int, help="最大生成长度 / max tokens to generate")
-    p.add_argument("--temperature", type=float, help="采样温度 / sampling temperature")
-    p.add_argument("--out", type=Path, help="把草稿写入文件 / write the draft to this file")
-    p.add_argument("--lang", choices=("zh", "en"), help="提示语言 / message language")
-    p.add_argument("--user", default="cli", help="审计日志中的用户名 / user name for the audit log")
-    p.add_argument(
-        "--no-audit", action="store_true", help="不写审计日志 / do not write the audit log"
-    )
+    p.add_argument("--out", type=Path, help=cli_text("cli.draft.args.out"))
+    p.add_argument("--lang", choices=("zh", "en"), help=cli_text("cli.draft.args.lang"))
+    p.add_argument("--user", default="cli", help=cli_text("cli.draft.args.user"))
+    p.add_argument("--no-audit", action="store_true", help=cli_text("cli.draft.args.no_audit"))
     p.set_defaults(func=handle)
 
 
@@ -134,17 +101,40 @@ def _values(args: argparse.Namespace, doc: DocType, lang: str) -> dict[str, str]
     return values
 
 
-def _render(doc: DocType, values: dict[str, str], lang: str) -> RenderedPrompt | None:
-    from app.prompts import FieldErrors, TemplateProblem, render
+def _prepare(
+    doc: DocType,
+    values: dict[str, str],
+    params: GenerationParams,
+    client: Any,
+    settings: Settings,
+    args: argparse.Namespace,
+) -> PreparedDraft | None:
+    """Render the form, plan the outline and check the context (the draft service)."""
+    from app.generation import prepare_draft
+    from app.outline.compose import OutlineProblem
+    from app.outline.model import OutlineError
+    from app.prompts import ContextTooLong, FieldErrors, TemplateProblem
 
+    lang = args.lang or settings.lang
     try:
-        return render(doc, values)
+        return prepare_draft(
+            doc,
+            values,
+            prompts_dir=settings.prompts_dir,
+            client=client,
+            params=params,
+            mode=args.mode,
+        )
     except FieldErrors as exc:
         lines = [msg("field_errors", lang)]
         lines += [f"  --field {name}: {err.message(lang)}" for name, err in exc.errors.items()]
         _fail("\n".join(lines))
     except TemplateProblem as exc:
         _fail(msg("template", lang, detail=exc))
+    except ContextTooLong as exc:
+        _fail(msg("context", lang, detail=exc.message(lang)))
+    except (OutlineError, OutlineProblem) as exc:
+        _fail(msg("outline", lang, detail=exc))
     return None
 
 
@@ -168,7 +158,8 @@ def stats_line(stats: GenerationStats, status: str) -> str:
     parts = [f"status {status}"]
     if stats.ttft_s is not None:
         parts.append(f"TTFT {stats.ttft_s:.2f}s")
-    parts.append(f"{stats.completion_tokens} tokens in {stats.total_s:.2f}s")
+    at_least = "≥ " if stats.tokens_estimated else ""  # chunks counted: no usage, no tokenizer
+    parts.append(f"{at_least}{stats.completion_tokens} tokens in {stats.total_s:.2f}s")
     if stats.tokens_per_s is not None:
         parts.append(f"{stats.tokens_per_s:.1f} tok/s")
     if stats.prompt_tokens is not None:
@@ -181,11 +172,19 @@ def stats_line(stats: GenerationStats, status: str) -> str:
 
 
 def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
+    from app.outline.compose import parts_without_text
+
     lines = [stats_line(outcome.stats, outcome.status)]
     if outcome.status == "stopped":
         lines.append(msg("stopped", lang))
+    elif outcome.status == "truncated":
+        lines.append(msg("truncated", lang))
     elif outcome.status == "error":
         lines.append(msg("error", lang, detail=outcome.error))
+    if outcome.marks:
+        lines.append(msg("marks", lang, marks=", ".join(outcome.marks)))
+    if empty := parts_without_text(outcome.marks):
+        lines.append(msg("no_text", lang, parts=empty))
     if outcome.check is None:
         lines.append(msg("no_checks", lang))
         return lines
@@ -201,61 +200,47 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
         )
     )
     for f in findings:
-        text = f.message_en if lang == "en" else f.message_zh
+        text = f.bilingual.text(lang)
         lines.append(f"  [{f.severity}] {outcome.text[f.start : f.end]!r} {text}")
     return lines
 
 
-def _stream(
-    client: Any,
-    rendered: RenderedPrompt,
-    params: GenerationParams,
-    doc: DocType,
-    endpoint: str,
-    label: str,
-) -> GenerationOutcome:
-    """Print deltas as they arrive; Ctrl-C cancels and still returns the partial outcome."""
-    from app.generation import stream_draft
-
-    run = stream_draft(
-        client,
-        rendered,
-        params,
-        required_sections=doc.required_sections,
-        endpoint_name=endpoint,
-        speculative_label=label,
-    )
+def _stream(run: Any) -> GenerationOutcome:
+    """Print the draft as it arrives (an outline draft part by part, each part once final, with
+    its progress on stderr); Ctrl-C cancels and still returns the partial outcome."""
+    settled = getattr(run, "settled_text", None)
+    printed = ""
     updates = iter(run)
     try:
         for update in updates:
-            sys.stdout.write(update.delta)
+            if settled is None:
+                sys.stdout.write(update.delta)
+            else:
+                now = settled()
+                sys.stdout.write(now[len(printed) :])
+                printed = now
+                sys.stderr.write("." if update.delta else "")
             sys.stdout.flush()
     except KeyboardInterrupt:
         run.cancel()
         updates.close()
+    outcome: GenerationOutcome = run.outcome()
+    if settled is not None:
+        sys.stderr.write("\n")
+        if outcome.text.startswith(printed):  # the stopped part, as far as it got
+            sys.stdout.write(outcome.text[len(printed) :])
     sys.stdout.write("\n")
-    return run.outcome()
+    return outcome
 
 
-def _prepare_client(
-    settings: Settings, endpoint: str, rendered: RenderedPrompt, params: GenerationParams, lang: str
-) -> tuple[Any, RenderedPrompt] | None:
-    """The endpoint's client, after checking prompt + max_tokens fits the model's context."""
+def _client(settings: Settings, endpoint: str, lang: str) -> Any | None:
     from app.llm import LLMError, make_client
-    from app.prompts import ContextTooLong, check_context, count_prompt_tokens
 
     try:
-        client = make_client(endpoint, settings)
+        return make_client(endpoint, settings)
     except LLMError as exc:
         _fail(msg("endpoint", lang, detail=exc.message(lang)))
         return None
-    tokens = count_prompt_tokens(rendered, client)
-    try:
-        check_context(tokens, params.max_tokens, client.context_limit())
-    except ContextTooLong as exc:
-        _fail(msg("context", lang, detail=exc.message(lang)))
-        return None
-    return client, replace(rendered, prompt_tokens=tokens)
 
 
 def _write_out(path: Path, text: str, lang: str) -> bool:
@@ -268,42 +253,45 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
     return True
 
 
-def _record(outcome: GenerationOutcome, user: str, lang: str) -> None:
-    """Keep the output in the audit log like the app does; a failure is reported, not fatal."""
-    try:
-        from app.database import session_scope
-        from app.generation import record
+def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
+    """Keep the output in the audit log like the app does (else in the spool); False, with a
+    message, when the log could not be written."""
+    from app.recording import keep
 
-        with session_scope() as session:
-            generation_id = record(outcome, user_name=user, session=session)
-    except Exception as exc:  # the draft is already on screen / on disk: say so and go on
-        print(msg("record_failed", lang, detail=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
-        return
-    print(msg("recorded", lang, id=generation_id), file=sys.stderr)
+    kept = keep(outcome, user_name=user)
+    if kept.problem is not None:
+        print(kept.problem.text(lang), file=sys.stderr)
+        return False
+    print(msg("recorded", lang, id=kept.generation_id), file=sys.stderr)
+    return True
 
 
 def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
+    from app.generation import start_draft
 
     settings = get_settings()
     lang = args.lang or settings.lang
     doc = _pick_type(args, settings, lang)
     values = _values(args, doc, lang) if doc else None
-    rendered = _render(doc, values, lang) if doc and values is not None else None
-    params = _params(args, doc, lang) if doc and rendered else None
-    if doc is None or rendered is None or params is None:
+    params = _params(args, doc, lang) if doc and values is not None else None
+    if doc is None or values is None or params is None:
         return 2
+    if args.out is not None and not args.out.resolve().parent.is_dir():
+        return _fail(msg("out_dir", lang, path=args.out.resolve().parent))
     endpoint = args.endpoint or settings.default_endpoint
-    prepared = _prepare_client(settings, endpoint, rendered, params, lang)
-    if prepared is None:
+    client = _client(settings, endpoint, lang)
+    prepared = _prepare(doc, values, params, client, settings, args) if client else None
+    if client is None or prepared is None:
         return 2
-    client, rendered = prepared
     label = settings.all_endpoints()[endpoint].label
-    outcome = _stream(client, rendered, params, doc, endpoint, label)
+    outcome = _stream(
+        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label)
+    )
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
-    if not args.no_audit:
-        _record(outcome, args.user, lang)
+    logged = args.no_audit or _record(outcome, args.user, lang)
     if not written:
         return 1
-    return {"complete": 0, "stopped": 130}.get(outcome.status, 1)
+    code = {"complete": 0, "truncated": 0, "stopped": 130}.get(outcome.status, 1)
+    return NOT_LOGGED if code == 0 and not logged else code

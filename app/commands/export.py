@@ -3,36 +3,46 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from pathlib import Path
 from typing import Any
 
 from app.commands.inputs import InputError, read_draft
+from app.domain import Bilingual
+from app.i18n import both, cli_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "export",
-        help="导出草稿为 DOCX / export a draft to DOCX",
-        description="把草稿（纯文本或 Markdown）导出为带样式的 Word 文档 / "
-        "export a draft (plain text or markdown) to a styled Word document",
+        help=cli_text("cli.export.export.help"),
+        description=cli_text("cli.export.export.description"),
     )
-    p.add_argument("input", help="草稿文件，- 表示标准输入 / draft file, - for stdin")
-    p.add_argument("--out", type=Path, help="输出 .docx 文件 / output .docx file")
+    p.add_argument("input", nargs="?", help=cli_text("cli.export.input"))
+    p.add_argument("--revision", type=int, help=cli_text("cli.export.revision"))
+    p.add_argument("--tracked", action="store_true", help=cli_text("cli.export.tracked"))
+    p.add_argument("--out", type=Path, help=cli_text("cli.export.out"))
     p.add_argument(
         "--findings",
         action="store_true",
-        help="运行校验并以批注和附录标出问题 / run the checks; findings become comments + appendix",
+        help=cli_text("cli.export.findings"),
     )
-    p.add_argument("--matter", default="", help="案号 / matter reference (header)")
-    p.add_argument("--client", default="", help="客户 / client (header)")
-    p.add_argument("--title", help="标题 / document title")
-    p.add_argument("--author", default="", help="作者 / author (document properties)")
+    p.add_argument("--matter", default="", help=cli_text("cli.export.matter"))
+    p.add_argument("--client", default="", help=cli_text("cli.export.client"))
+    p.add_argument("--title", help=cli_text("cli.export.title"))
+    p.add_argument("--author", default="", help=cli_text("cli.export.author"))
     p.add_argument("--doc-type", help="文书类型（必备章节、默认标题）/ document type id")
-    p.add_argument("--generation-id", help="审计日志中的生成编号 / audit-log generation id")
-    p.add_argument("--template-hash", default="", help="提示模板哈希 / prompt template sha256")
-    p.add_argument("--no-comments", action="store_true", help="不加批注 / no Word comments")
-    p.add_argument("--no-appendix", action="store_true", help="不加附录 / no findings appendix")
+    p.add_argument("--generation-id", help=cli_text("cli.export.generation_id"))
+    p.add_argument("--template-hash", default="", help=cli_text("cli.export.template_hash"))
+    p.add_argument("--no-comments", action="store_true", help=cli_text("cli.export.no_comments"))
+    p.add_argument("--no-appendix", action="store_true", help=cli_text("cli.export.no_appendix"))
+    p.add_argument(
+        "--cited-articles",
+        action="store_true",
+        help=cli_text("cli.export.cited_articles"),
+    )
+    p.add_argument("--date", help="文书日期 YYYY-MM-DD（默认今天）/ the document's date")
     p.set_defaults(func=handle)
 
 
@@ -51,43 +61,57 @@ def _doc_type(type_id: str | None) -> Any:
     library = load_library(get_settings().prompts_dir)
     if type_id not in library.types:
         known = ", ".join(sorted(library.types)) or "-"
-        raise ValueError(f"未知文书类型 / unknown document type: {type_id} ({known})")
+        raise ValueError(cli_text("cli.export.unknown_type", type=type_id, known=known))
     return library.types[type_id]
 
 
-def _findings(text: str, doc_type: Any) -> tuple[Any, ...]:
+def _checked(text: str, doc_type: Any, day: dt.date) -> Any:
     """The checks against the configured catalogue (a broken firm file is reported)."""
     from app.validation import check, default_catalogue
 
     required = tuple(doc_type.required_sections) if doc_type is not None else ()
-    return tuple(check(text, required_sections=required, catalogue=default_catalogue()).findings)
+    return check(text, required_sections=required, catalogue=default_catalogue(), doc_date=day)
 
 
 def _output_path(args: argparse.Namespace) -> Path:
     if args.out is not None:
         return Path(args.out)
     if args.input == "-":
-        raise ValueError("从标准输入读取时必须给出 --out / --out is required when reading stdin")
+        raise ValueError(cli_text("cli.export.out_required"))
     return Path(args.input).with_suffix(".docx")
 
 
 def handle(args: argparse.Namespace) -> int:
-    from app.export import ExportError, ExportMeta, draft_to_docx
+    from app.commands.cite import parse_date
+    from app.export import ExportError, ExportMeta, cited_articles_of, draft_to_docx
     from app.validation import CatalogueError
 
+    if args.revision is not None or args.tracked:
+        from app.commands.export_revision import export_revision
+
+        return export_revision(args)
+    if args.input is None:
+        return _fail(cli_text("cli.export.no_input"))
     try:
         out = _output_path(args)
         text = read_draft(args.input)
         doc_type = _doc_type(args.doc_type)
+        day = parse_date(args.date)
     except (InputError, ValueError) as exc:
         return _fail(str(exc))
     if not text.strip():
-        return _fail("草稿为空 / the draft is empty")
+        return _fail(cli_text("cli.export.empty"))
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
     try:
-        findings = _findings(text, doc_type) if args.findings else ()
+        result = _checked(text, doc_type, day) if args.findings or args.cited_articles else None
     except CatalogueError as exc:
         return _fail(str(exc))
+    findings = tuple(result.findings) if result is not None and args.findings else ()
+    cited = (
+        cited_articles_of(result.citations, day)
+        if result is not None and args.cited_articles
+        else ()
+    )
     meta = ExportMeta(
         title=title,  # empty: the draft's own title line
         matter_ref=args.matter,
@@ -103,14 +127,18 @@ def handle(args: argparse.Namespace) -> int:
             findings=findings,
             comments=not args.no_comments,
             appendix=not args.no_appendix,
+            cited_articles=cited,
         )
         out.write_bytes(data)
     except ExportError as exc:
         return _fail(str(exc))
     except OSError as exc:
-        return _fail(f"无法写入 / cannot write {out}: {exc.strerror}")
+        return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
     errors = sum(1 for f in findings if f.severity == "error")
-    summary = f"；{len(findings)} 条校验结果（{errors} 个错误）" if args.findings else ""
-    summary_en = f"; {len(findings)} findings ({errors} errors)" if args.findings else ""
-    print(f"已导出 {out}{summary} / exported {out}{summary_en}")
+    parts = [both("cli.export.exported", path=out)]
+    if args.findings:
+        parts.append(both("cli.export.with_findings", n=len(findings), errors=errors))
+    if args.cited_articles:
+        parts.append(both("cli.export.with_cited", n=len(cited)))
+    print(Bilingual("".join(p.zh for p in parts), "".join(p.en for p in parts)))
     return 0

@@ -7,78 +7,76 @@ import json
 import sys
 from pathlib import Path
 
+from app.i18n import cli_text
+
 
 def _err(msg: str) -> int:
-    print(f"错误 / error: {msg}", file=sys.stderr)
+    print(cli_text("cli.ops.error", detail=msg), file=sys.stderr)
     return 2
 
 
 def _capacity_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gpu-mem-gb", type=float, default=24.0, help=cli_text("cli.ops.gpu_mem_gb"))
     p.add_argument(
-        "--gpu-mem-gb", type=float, default=24.0, help="GPU 显存 GiB / GPU memory in GiB"
+        "--max-model-len", type=int, default=8192, help=cli_text("cli.ops.max_model_len")
     )
-    p.add_argument("--max-model-len", type=int, default=8192, help="上下文长度 / context length")
-    p.add_argument(
-        "--dtype", default="bfloat16", help="权重与 KV 的数据类型 / dtype of weights and KV"
-    )
+    p.add_argument("--dtype", default="bfloat16", help=cli_text("cli.ops.dtype"))
     p.add_argument("--gpu-memory-utilization", type=float, default=0.90)
     p.add_argument("--num-speculative-tokens", type=int, default=5, help="K")
-    p.add_argument("--target-id", help="vLLM 中的目标模型名 / target id for vllm serve")
-    p.add_argument("--draft-id", help="vLLM 中的草稿模型名 / draft id for vllm serve")
-    p.add_argument("--json", action="store_true", help="输出 JSON / print JSON")
+    p.add_argument("--target-id", help=cli_text("cli.ops.target_id"))
+    p.add_argument("--draft-id", help=cli_text("cli.ops.draft_id"))
+    p.add_argument("--json", action="store_true", help=cli_text("cli.ops.json"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     doc = sub.add_parser(
         "doctor",
-        help="草稿/目标模型兼容性与显存规划 / draft-target compatibility and capacity plan",
+        help=cli_text("cli.ops.doctor.help"),
     )
-    doc.add_argument("target", type=Path, help="目标模型目录或 .gguf / target model dir or .gguf")
-    doc.add_argument("draft", type=Path, help="草稿模型目录或 .gguf / draft model dir or .gguf")
+    doc.add_argument("target", type=Path, help=cli_text("cli.ops.doctor.target"))
+    doc.add_argument("draft", type=Path, help=cli_text("cli.ops.doctor.draft"))
     doc.add_argument("--lang", choices=("zh", "en"), default="zh")
     _capacity_args(doc)
     doc.set_defaults(func=handle_doctor)
 
-    plan = sub.add_parser("plan", help="vLLM 显存容量规划 / vLLM GPU capacity plan")
+    plan = sub.add_parser("plan", help=cli_text("cli.ops.plan.help"))
     plan.add_argument("target", type=Path, help="目标模型目录（config.json）/ target model dir")
-    plan.add_argument("draft", type=Path, nargs="?", help="草稿模型目录 / draft model dir")
+    plan.add_argument("draft", type=Path, nargs="?", help=cli_text("cli.ops.plan.draft"))
     _capacity_args(plan)
     plan.set_defaults(func=handle_plan)
 
-    bench = sub.add_parser("bench", help="两个端点的负载测试 / load test two endpoints")
+    bench = sub.add_parser("bench", help=cli_text("cli.ops.bench.help"))
     bench.add_argument("a", help="推测端点（名称或 URL）/ speculative endpoint (name or URL)")
     bench.add_argument("b", help="基线端点（名称或 URL）/ baseline endpoint (name or URL)")
     bench.add_argument("--max-tokens", type=int, default=64)
     bench.add_argument("--requests-per-level", type=int, default=8)
     bench.add_argument("--max-concurrency", type=int, default=16)
+    bench.add_argument("--concurrency", help=cli_text("cli.ops.bench.concurrency"))
     bench.add_argument(
-        "--concurrency", help="并发级别，如 1,2,4,8 / levels, e.g. 1,2,4,8 (default 1,4,16,...)"
+        "--time-budget", type=float, default=300.0, help=cli_text("cli.ops.bench.time_budget")
     )
-    bench.add_argument("--time-budget", type=float, default=300.0, help="秒 / seconds")
+    bench.add_argument("--k-sweep", help=cli_text("cli.ops.bench.k_sweep"))
     bench.add_argument(
-        "--k-sweep", help="内置服务的 K 扫描，如 2,4,8 / K sweep on the embedded server"
-    )
-    bench.add_argument(
-        "--out", type=Path, default=Path("bench-results"), help="输出目录 / output dir"
+        "--out", type=Path, default=Path("bench-results"), help=cli_text("cli.ops.bench.out")
     )
     bench.set_defaults(func=handle_bench)
 
-    ep = sub.add_parser("endpoints", help="端点：列出、检查、切换 / endpoints: list, check, switch")
+    ep = sub.add_parser("endpoints", help=cli_text("cli.ops.endpoints.help"))
     ep_sub = ep.add_subparsers(dest="endpoints_cmd", required=True)
-    ep_sub.add_parser("list", help="列出端点 / list endpoints").set_defaults(func=handle_list)
-    ep_sub.add_parser("check", help="健康检查 / health-check all").set_defaults(func=handle_check)
-    sw = ep_sub.add_parser("switch", help="蓝绿切换 / blue-green switch to NAME")
+    ep_sub.add_parser("list", help=cli_text("cli.ops.list.help")).set_defaults(func=handle_list)
+    ep_sub.add_parser("check", help=cli_text("cli.ops.check.help")).set_defaults(func=handle_check)
+    sw = ep_sub.add_parser("switch", help=cli_text("cli.ops.switch.help"))
     sw.add_argument("name")
-    sw.add_argument("--drain-timeout", type=float, default=120.0, help="秒 / seconds")
     sw.add_argument(
-        "--force", action="store_true", help="忽略分词器不一致 / ignore a tokenizer mismatch"
+        "--drain-timeout", type=float, default=120.0, help=cli_text("cli.ops.switch.drain_timeout")
     )
-    sw.add_argument("--actor", default="cli", help="审计记录中的操作者 / actor in the audit log")
+    sw.add_argument("--force", action="store_true", help=cli_text("cli.ops.switch.force"))
+    sw.add_argument("--actor", default="cli", help=cli_text("cli.ops.switch.actor"))
     sw.set_defaults(func=handle_switch)
 
 
 def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> str:
-    from app.serving.capacity import format_plan, load_spec, plan
+    from app.ops.capacity import format_plan, load_spec, plan
 
     t_spec = load_spec(target)
     d_spec = load_spec(draft) if draft else None
@@ -98,8 +96,8 @@ def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> st
 
 
 def handle_doctor(args: argparse.Namespace) -> int:
-    from app.serving.capacity import CapacityError
-    from app.serving.doctor import DoctorError, diagnose, format_report, load_tokenizer
+    from app.ops.capacity import CapacityError
+    from app.ops.doctor import DoctorError, diagnose, format_report, load_tokenizer
 
     try:
         report = diagnose(load_tokenizer(args.target), load_tokenizer(args.draft))
@@ -111,21 +109,19 @@ def handle_doctor(args: argparse.Namespace) -> int:
     )
     print()
     if not report.compatible:
-        print("（不兼容，跳过显存规划 / incompatible: capacity plan skipped）")
+        print(cli_text("cli.ops.plan_skipped_incompatible"))
     elif has_config:
         try:
             print(_plan_text(args, args.target, args.draft))
         except CapacityError as exc:
             return _err(str(exc))
     else:
-        print(
-            "（GGUF 无 config.json，跳过显存规划 / no config.json for GGUF: capacity plan skipped）"
-        )
+        print(cli_text("cli.ops.plan_skipped_gguf"))
     return 0 if report.compatible else 1
 
 
 def handle_plan(args: argparse.Namespace) -> int:
-    from app.serving.capacity import CapacityError
+    from app.ops.capacity import CapacityError
 
     try:
         print(_plan_text(args, args.target, args.draft))
@@ -140,11 +136,9 @@ def _int_list(text: str | None, flag: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError as exc:
-        raise ValueError(
-            f"{flag} 需要逗号分隔的整数 / needs comma-separated integers: {text}"
-        ) from exc
+        raise ValueError(cli_text("cli.ops.not_int_list", flag=flag, text=text)) from exc
     if any(v < 1 for v in values):
-        raise ValueError(f"{flag} 必须 ≥ 1 / must be >= 1: {text}")
+        raise ValueError(cli_text("cli.ops.not_positive", flag=flag, text=text))
     return values
 
 
@@ -158,8 +152,8 @@ def _draw_progress(done: int, total: int, label: str) -> None:
 
 def handle_bench(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.serving.bench_report import to_markdown, verdict, write_outputs
-    from app.serving.loadbench import (
+    from app.ops.bench_report import to_markdown, verdict, write_outputs
+    from app.ops.loadbench import (
         BenchError,
         concurrency_levels,
         resolve_target,
@@ -174,9 +168,7 @@ def handle_bench(args: argparse.Namespace) -> int:
         )
         k_values = _int_list(args.k_sweep, "--k-sweep")
         if not levels or args.max_tokens < 1 or args.time_budget <= 0:
-            raise ValueError(
-                "并发级别、--max-tokens、--time-budget 需为正 / levels, --max-tokens, --time-budget must be positive"
-            )
+            raise ValueError(cli_text("cli.ops.bench_not_positive"))
         endpoints = settings.all_endpoints()
         a, b = resolve_target(args.a, endpoints), resolve_target(args.b, endpoints)
         chats = workload(settings.prompts_dir)
@@ -217,7 +209,7 @@ def handle_check(args: argparse.Namespace) -> int:
             print(f"✓ {name:<16} {h.latency_ms:.0f} ms  models: {', '.join(h.models)}")
         else:
             bad += 1
-            print(f"✗ {name:<16} 不可用 / unavailable: {h.error}")
+            print(f"✗ {name:<16} " + cli_text("cli.ops.unavailable", detail=h.error))
     return 1 if bad else 0
 
 
@@ -231,19 +223,17 @@ def handle_switch(args: argparse.Namespace) -> int:
     except RouterError as exc:
         return _err(str(exc))
     if result.previous == result.active:
-        print(f"{result.active} 已是当前端点 / is already active")
+        print(cli_text("cli.ops.already_active", name=result.active))
         return 0
     tok = result.tokenizer
-    print(f"已切换 / switched: {result.previous} → {result.active} (audit event {result.event_id})")
-    if tok:
-        print(f"分词器 / tokenizer ({tok.method}): {tok.detail}")
-    print(f"等待 {result.previous} 上的请求完成 / draining {result.previous} ...", flush=True)
-    if drain_remote(router.endpoint(result.previous), args.drain_timeout):
-        print(
-            f"{result.previous} 已无运行中的请求，可以停止 / has no running requests; safe to stop"
-        )
-        return 0
     print(
-        f"超时：{result.previous} 仍有请求 / timeout: {result.previous} still has requests running"
+        cli_text("cli.ops.switched", old=result.previous, new=result.active, event=result.event_id)
     )
+    if tok:
+        print(cli_text("cli.ops.tokenizer", method=tok.method, detail=tok.detail))
+    print(cli_text("cli.ops.draining", name=result.previous), flush=True)
+    if drain_remote(router.endpoint(result.previous), args.drain_timeout):
+        print(cli_text("cli.ops.drained", name=result.previous))
+        return 0
+    print(cli_text("cli.ops.drain_timeout", name=result.previous))
     return 3

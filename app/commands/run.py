@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from app.config import REPO_ROOT, Settings, get_settings
 from app.serving import process
@@ -47,9 +48,11 @@ def _pick_port(host: str, port: int) -> int:
 def _prepare_database(settings: Settings) -> None:
     """Apply migrations and create the first admin, printing its one-time password once."""
     from app.accounts import first_run_admin
+    from app.database import session_scope
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    password = first_run_admin()
+    with session_scope() as session:
+        password = first_run_admin(session=session)
     if password:
         print("\n  First run: created user 'admin' / 首次运行，已创建管理员 admin")
         print(f"  One-time password / 一次性密码: {password}")
@@ -60,61 +63,72 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+# How a child ends when it was told to stop: Ctrl-C reaches the whole process group, so a
+# child may exit (cleanly, or by the signal) a moment before this process sees the signal.
+STOPPED = {0, 130, 143, 129, -signal.SIGINT, -signal.SIGTERM, -signal.SIGHUP}
+
+
+def _start_server(args: argparse.Namespace, settings: Settings, procs: list[Any]) -> str:
+    """Start the embedded model server, wait until it answers; its /v1 base URL."""
+    host = settings.server_host
+    port = _pick_port(host, args.server_port or settings.server_port)
+    base = f"http://{host}:{port}"
+    print(f"==> starting the embedded model server ({settings.speculative} speculation)")
+    procs.append(subprocess.Popen(process.serve_command(port, host=host), cwd=REPO_ROOT))
+    print("  loading the model (a first start may take a minute) ...", flush=True)
+    try:
+        process.wait_healthy(f"{base}/health", procs[0])
+    except process.StartError as exc:
+        if procs[0].returncode in STOPPED - {0}:  # Ctrl-C while the model was loading
+            raise KeyboardInterrupt from exc
+        raise SystemExit(f"the model server did not start: {exc}") from exc
+    return f"{base}/v1"
+
+
+def _start_app(args: argparse.Namespace, settings: Settings, env: dict[str, str]) -> Any:
+    app_port = _pick_port(settings.app_host, args.app_port or settings.app_port)
+    print("==> starting the app")
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "streamlit", "run", str(Path("app") / "main.py"),
+            "--server.address", settings.app_host, "--server.port", str(app_port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--logger.level", "warning",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+    )  # fmt: skip
+    print(f"\n  LexSpec app:        http://localhost:{app_port}")
+    print(f"  Model server (API): {env.get('LEXSPEC_LLM_BASE_URL', settings.llm_base_url)}")
+    print("  Press Ctrl-C to stop both.\n", flush=True)
+    return proc
+
+
+def _watch(procs: list[Any]) -> int:
+    """Wait until a child ends: 0 if it was stopped (or stopped cleanly), 1 if it failed."""
+    while all(p.poll() is None for p in procs):
+        time.sleep(0.5)
+    ended = next(p for p in procs if p.returncode is not None)
+    if ended.returncode in STOPPED:
+        print("\n==> stopping")
+        return 0
+    print(f"\n==> a child process failed (exit {ended.returncode}); stopping", file=sys.stderr)
+    return 1
+
+
 def _run(args: argparse.Namespace) -> int:
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _interrupt)
     settings = get_settings()
     env = dict(os.environ)
-    procs: list[subprocess.Popen[bytes]] = []
+    procs: list[Any] = []
     try:
         if not args.no_server:
-            host = settings.server_host
-            port = _pick_port(host, args.server_port or settings.server_port)
-            base = f"http://{host}:{port}"
-            print(f"==> starting the embedded model server ({settings.speculative} speculation)")
-            procs.append(
-                subprocess.Popen(
-                    process.serve_command(port, host=host),
-                    cwd=REPO_ROOT,
-                )
-            )
-            print("  loading the model (a first start may take a minute) ...", flush=True)
-            try:
-                process.wait_healthy(f"{base}/health", procs[0])
-            except process.StartError as exc:
-                raise SystemExit(f"the model server did not start: {exc}") from exc
-            env["LEXSPEC_LLM_BASE_URL"] = f"{base}/v1"
+            env["LEXSPEC_LLM_BASE_URL"] = _start_server(args, settings, procs)
         _prepare_database(settings)
-        app_port = _pick_port(settings.app_host, args.app_port or settings.app_port)
-        print("==> starting the app")
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "streamlit",
-                    "run",
-                    str(Path("app") / "main.py"),
-                    "--server.address",
-                    settings.app_host,
-                    "--server.port",
-                    str(app_port),
-                    "--server.headless",
-                    "true",
-                    "--browser.gatherUsageStats",
-                    "false",
-                ],
-                cwd=REPO_ROOT,
-                env=env,
-            )
-        )
-        print(f"\n  LexSpec app:        http://localhost:{app_port}")
-        print(f"  Model server (API): {env.get('LEXSPEC_LLM_BASE_URL', settings.llm_base_url)}")
-        print("  Press Ctrl-C to stop both.\n")
-        while all(p.poll() is None for p in procs):
-            time.sleep(0.5)
-        return 1  # one of them exited on its own
+        procs.append(_start_app(args, settings, env))
+        return _watch(procs)
     except KeyboardInterrupt:
         print("\n==> stopping")
         return 0

@@ -7,32 +7,33 @@ import logging
 import sys
 from pathlib import Path
 
-MODES = ("off", "ngram", "retrieval", "draft")
+from app.i18n import cli_text
+from app.serving.drafter_registry import MODES
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "serve",
-        help="启动内置 CPU 推理服务 / run the embedded CPU LLM server",
-        description="OpenAI 兼容的内置服务（推测解码）/ OpenAI-compatible embedded server with speculative decoding",
+        help=cli_text("cli.serve.serve.help"),
+        description=cli_text("cli.serve.serve.description"),
     )
-    p.add_argument("--host", help="监听地址 / bind address (default: Settings.server_host)")
-    p.add_argument("--port", type=int, help="端口 / port (default: Settings.server_port)")
-    p.add_argument("--model", type=Path, help="目标模型 GGUF / target model GGUF")
-    p.add_argument("--model-name", help="对外模型名 / model id served in /v1/models")
-    p.add_argument("--speculative", choices=MODES, help="推测模式 / speculative mode")
+    p.add_argument("--host", help=cli_text("cli.serve.host"))
+    p.add_argument("--port", type=int, help=cli_text("cli.serve.port"))
+    p.add_argument("--model", type=Path, help=cli_text("cli.serve.model"))
+    p.add_argument("--model-name", help=cli_text("cli.serve.model_name"))
+    p.add_argument("--speculative", choices=MODES, help=cli_text("cli.serve.speculative"))
     p.add_argument(
         "--num-speculative-tokens",
         type=int,
-        help="每步最多草稿词元数 / max draft tokens per step (K)",
+        help=cli_text("cli.serve.num_speculative_tokens"),
     )
-    p.add_argument("--draft-model", type=Path, help="草稿模型 GGUF / draft model GGUF (mode draft)")
+    p.add_argument("--draft-model", type=Path, help=cli_text("cli.serve.draft_model"))
     p.add_argument(
         "--corpus",
         type=Path,
-        help="已批准输出目录 / directory of approved outputs (mode retrieval)",
+        help=cli_text("cli.serve.corpus"),
     )
-    p.add_argument("--n-ctx", type=int, help="上下文长度 / context length")
+    p.add_argument("--n-ctx", type=int, help=cli_text("cli.serve.n_ctx"))
     p.add_argument(
         "--fixed-k",
         action="store_true",
@@ -65,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
             adaptive=not args.fixed_k,
         )
         if opts.num_speculative_tokens < 1:
-            raise ServeError("--num-speculative-tokens 必须 ≥ 1 / must be >= 1")
+            raise ServeError(cli_text("cli.serve.k_too_small"))
         host, port = args.host or s.server_host, args.port or s.server_port
         print(
             f"LexSpec serve: {opts.model_name} ({opts.speculative}) on http://{host}:{port}/v1",
@@ -73,6 +74,6 @@ def handle(args: argparse.Namespace) -> int:
         )
         serve(opts, host, port)
     except (ServeError, FileNotFoundError) as exc:
-        print(f"无法启动服务 / cannot start the server: {exc}", file=sys.stderr)
+        print(cli_text("cli.serve.cannot_start", detail=exc), file=sys.stderr)
         return 2
     return 0

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.i18n import cli_text
+
 SPEC_EXAMPLE = """name: n-gram vs plain
 doc_type: clause-continuation
 arms:
@@ -28,32 +30,45 @@ cases:
 
 
 def register(sub: Any) -> None:
-    study = sub.add_parser("study", help="盲评研究 / blind review studies")
+    study = sub.add_parser("study", help=cli_text("cli.study.study.help"))
     study_sub = study.add_subparsers(dest="study_command", required=True)
 
     def command(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
         parser = study_sub.add_parser(name, help=help_text)
-        parser.add_argument("--as", dest="actor", required=True, help="管理员用户名 / admin name")
+        parser.add_argument("--as", dest="actor", required=True, help=cli_text("cli.study.as"))
         parser.set_defaults(func=_guarded(handler))
         return parser
 
-    create = command("create", "从 YAML 新建研究 / create from a YAML file", cmd_create)
+    create = command("create", cli_text("cli.study.create.help"), cmd_create)
     create.add_argument("spec", type=Path, help="YAML:\n" + SPEC_EXAMPLE)
     for name, help_text, handler in (
-        ("generate", "生成全部草稿（可续跑）/ generate every draft (resumable)", cmd_generate),
-        ("progress", "评审进度 / verdicts in per reviewer", cmd_progress),
-        ("unblind", "提前揭盲（记入审计日志）/ unblind early (audited)", cmd_unblind),
-        ("report", "结果与导出 / results and exports", cmd_report),
+        ("generate", cli_text("cli.study.generate.help"), cmd_generate),
+        ("progress", cli_text("cli.study.progress.help"), cmd_progress),
+        ("unblind", cli_text("cli.study.unblind.help"), cmd_unblind),
+        ("report", cli_text("cli.study.report.help"), cmd_report),
     ):
         parser = command(name, help_text, handler)
         parser.add_argument("study_id", type=int)
         if name == "unblind":
             parser.add_argument("--reason", required=True)
         if name == "report":
-            parser.add_argument("--csv", type=Path, help="汇总表 / summary table")
-            parser.add_argument("--verdicts-csv", type=Path, help="逐条评审 / one row per verdict")
+            parser.add_argument("--csv", type=Path, help=cli_text("cli.study.csv"))
+            parser.add_argument(
+                "--verdicts-csv", type=Path, help=cli_text("cli.study.verdicts_csv")
+            )
             parser.add_argument("--docx", type=Path)
             parser.add_argument("--lang", choices=("zh", "en"), default=None)
+
+
+def _actor(args: argparse.Namespace, session: Any) -> Any:
+    """The account named by --as (looked up once, by the command); PermissionDenied if none."""
+    from app.accounts import PermissionDenied
+    from audit.users import get_user
+
+    user = get_user(args.actor, session=session)
+    if user is None or user.disabled:
+        raise PermissionDenied("请先登录", "Please sign in first")
+    return user
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -68,12 +83,12 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         try:
             return handler(args)
         except (ReviewError, PermissionDenied) as exc:
-            print(f"错误 / Error: {exc.message_zh} / {exc.message_en}", file=sys.stderr)
+            print(cli_text("cli.study.error", detail=exc), file=sys.stderr)
         except OperationalError as exc:
             reason = str(exc.orig or exc).strip().splitlines()[0]
-            print(f"无法访问数据库 / Cannot use the database: {reason}", file=sys.stderr)
+            print(cli_text("cli.study.no_database", detail=reason), file=sys.stderr)
         except OSError as exc:
-            print(f"文件错误 / File error: {exc}", file=sys.stderr)
+            print(cli_text("cli.study.file_error", detail=exc), file=sys.stderr)
         return 1
 
     return run
@@ -108,9 +123,11 @@ def cmd_create(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     with session_scope() as session:
-        study = studies.create_study(args.actor, spec, session=session, settings=get_settings())
-    print(f"已创建研究 / Created study {study.id}: {study.name}")
-    print(f"  {len(study.cases)} × 2 = {2 * len(study.cases)} 份草稿待生成 / drafts to generate")
+        study = studies.create_study(
+            spec, session=session, settings=get_settings(), actor=_actor(args, session)
+        )
+    print(cli_text("cli.study.created", id=study.id, name=study.name))
+    print("  " + cli_text("cli.study.to_generate", cases=len(study.cases), n=2 * len(study.cases)))
     return 0
 
 
@@ -119,7 +136,7 @@ def _bar(p: Any) -> None:
     filled = width * p.done // max(p.total, 1)
     line = f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total}"
     if p.failed:
-        line += f"  失败 / failed: {p.failed}"
+        line += "  " + cli_text("cli.study.failed", n=p.failed)
     print(line + f"  {p.current}", end="", file=sys.stderr, flush=True)
 
 
@@ -128,26 +145,27 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from app.config import get_settings
     from app.database import get_session_factory
 
+    with get_session_factory()() as session:
+        actor = _actor(args, session)
     try:
         final = studies.generate_items(
-            args.actor,
             args.study_id,
             session_factory=get_session_factory(),
             settings=get_settings(),
             progress=_bar,
+            actor=actor,
         )
     except KeyboardInterrupt:
-        print("\n已中断；再次运行即可续跑 / Interrupted; run again to resume", file=sys.stderr)
+        print("\n" + cli_text("cli.study.interrupted"), file=sys.stderr)
         return 130
     print(file=sys.stderr)
     if final.failed:
         print(
-            f"{final.failed} 份草稿生成失败，再次运行会重试 / "
-            f"{final.failed} drafts failed; run again to retry them",
+            cli_text("cli.study.some_failed", n=final.failed),
             file=sys.stderr,
         )
         return 1
-    print(f"全部完成 / All {final.total} drafts generated")
+    print(cli_text("cli.study.all_done", n=final.total))
     return 0
 
 
@@ -156,11 +174,15 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from app.database import session_scope
 
     with session_scope() as session:
-        p = studies.study_progress(args.actor, args.study_id, session=session)
-    print(f"草稿 / drafts: {p.items_complete}/{p.items_total}  (失败 / failed: {p.items_failed})")
+        p = studies.study_progress(args.study_id, session=session, actor=_actor(args, session))
+    print(
+        cli_text(
+            "cli.study.drafts", done=p.items_complete, total=p.items_total, failed=p.items_failed
+        )
+    )
     for r in p.reviewers:
         print(f"  {r.reviewer:<24} {r.done}/{r.total}")
-    print("全部评审完成 / all verdicts in" if p.all_verdicts_in else "评审进行中 / in progress")
+    print(cli_text("cli.study.all_in" if p.all_verdicts_in else "cli.study.in_progress"))
     return 0
 
 
@@ -170,7 +192,7 @@ def cmd_unblind(args: argparse.Namespace) -> int:
 
     with session_scope() as session:
         study = studies.unblind_early(
-            args.actor, args.study_id, session=session, reason=args.reason
+            args.study_id, session=session, reason=args.reason, actor=_actor(args, session)
         )
     print(f"已揭盲（已记入审计日志）/ Unblinded (logged): {study.name}, by {study.unblinded_by}")
     return 0
@@ -183,7 +205,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     lang = args.lang or get_settings().lang
     with session_scope() as session:
-        report = studies.results(args.actor, args.study_id, session=session)
+        report = studies.results(args.study_id, session=session, actor=_actor(args, session))
     header, rows = study_report.summary_header(lang), study_report.summary_rows(report, lang)
     for row in [header, *rows]:
         print(" | ".join(row))
@@ -195,5 +217,5 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path, data in outputs:
         if path is not None:
             path.write_bytes(data)
-            print(f"已写入 / Written: {path}", file=sys.stderr)
+            print(cli_text("cli.study.written", path=path), file=sys.stderr)
     return 0

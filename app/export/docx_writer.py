@@ -17,6 +17,7 @@ from docx.text.paragraph import Paragraph
 from app.domain import BilingualError, Finding
 from app.export import labels
 from app.export.appendix import add_appendix, style_header_row
+from app.export.cited import CitedArticle, add_cited_articles
 from app.export.cleaning import xml_safe
 from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
 from app.export.page_furniture import write_header_footer
@@ -42,7 +43,11 @@ class ExportError(BilingualError):
 
 @dataclass(frozen=True)
 class ExportMeta:
-    """Who and what the document is for; stored in the header and the core properties."""
+    """Who and what the document is for; stored in the header and the core properties.
+
+    `title` is the document type's title: the DOCX title line is made of it and the matter
+    (document_title), never of the draft's first line. Empty: the draft's own title line.
+    """
 
     title: str
     matter_ref: str = ""
@@ -51,6 +56,13 @@ class ExportMeta:
     created: dt.datetime | None = None  # None: now; a naive datetime is local time
     generation_id: str | int | None = None  # the audit-log id of the generation
     template_hash: str = ""  # sha256 of the prompt template that produced the draft
+
+
+def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str:
+    """The DOCX title: the document type's title, then the client and matter in brackets."""
+    matter = "，".join(p.strip() for p in (client, matter_ref) if p.strip())
+    title = title.strip()
+    return f"{title}（{matter}）" if title and matter else title
 
 
 def default_reference() -> Path:
@@ -111,7 +123,7 @@ def _write_table(
 def _write_body(
     doc: DocxDocument, blocks: Sequence[Block], title: str, findings: Sequence[Finding]
 ) -> list[PlacedRun]:
-    if title and not (blocks and blocks[0].kind == "title"):
+    if title:
         doc.add_paragraph(xml_safe(title), style=STYLE_FOR["title"])
     cuts = cut_points(findings)
     placed: list[PlacedRun] = []
@@ -159,25 +171,29 @@ def draft_to_docx(
     comments: bool = True,
     appendix: bool = True,
     reference: Path | None = None,
+    cited_articles: Sequence[CitedArticle] = (),
 ) -> bytes:
     """The draft as DOCX bytes: styled blocks, header/footer, optional comments and appendix.
 
     `findings` carry offsets into `text`; with `comments` each becomes a Word comment on
     exactly its span, with `appendix` they are also listed in a table on a final page.
+    `cited_articles`, when given, are printed in full on a last page 引用条文.
     """
     path = reference or default_reference()
     doc = _open_reference(path)
     findings = tuple(findings)
-    blocks = parse_draft(text)
-    placed = _write_body(doc, blocks, meta.title, findings if comments else ())
+    title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
+    blocks = parse_draft(text, own_title=not title)
+    placed = _write_body(doc, blocks, title, findings if comments else ())
     write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
     if comments:
         add_comments(doc, findings, placed)
     if appendix:
         add_appendix(doc, text, findings)
+    add_cited_articles(doc, cited_articles)
     own_title = blocks[0].text if blocks and blocks[0].kind == "title" else ""
     reference_sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    _core_properties(doc, meta, meta.title or own_title, reference_sha)
+    _core_properties(doc, meta, title or own_title, reference_sha)
     buffer = io.BytesIO()
     doc.save(buffer)
     return buffer.getvalue()

@@ -30,6 +30,13 @@ APPENDIX_HEADERS = (
     "说明\nMessage",
     "建议\nSuggestion",
 )
+CITED_TITLE = "附录　引用条文 / Appendix: Cited Articles"
+CITED_INTRO = (
+    "下列为草稿所引各条的全文（导出时施行的版本），录自所注来源，供核对，以官方公布文本为准。"
+    "The full text of each article the draft cites (the version in force at export), from the "
+    "source noted under it; for checking only, the officially published text prevails."
+)
+CITED_SOURCE = "来源 / Source："
 LOCATION = "第 {line} 行 第 {column} 字 / line {line}, col {column}"
 
 CORE_CATEGORY = "法律文书草稿 / Legal draft"

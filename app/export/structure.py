@@ -181,10 +181,12 @@ def _content_lines(text: str) -> list[Line]:
     return [line for line in lines if line.text and not _RULE.fullmatch(line.text)]
 
 
-def parse_draft(text: str) -> list[Block]:
+def parse_draft(text: str, *, own_title: bool = True) -> list[Block]:
     """All blocks of `text`, in order; blank lines and horizontal rules are dropped.
 
-    Two or more consecutive lines of the form `| … |` are a table.
+    Two or more consecutive lines of the form `| … |` are a table. With `own_title` the
+    first line may become the title; without it (the export writes its own title) the
+    first line is a heading or body text by the same rules as any other line.
     """
     lines = _content_lines(text)
     blocks: list[Block] = []
@@ -197,6 +199,7 @@ def parse_draft(text: str) -> list[Block]:
             blocks.append(table_block(lines[i:j]))
             i = j
             continue
-        blocks.extend(b for b in classify_line(lines[i], first=not blocks) if b.spans)
+        first = own_title and not blocks
+        blocks.extend(b for b in classify_line(lines[i], first=first) if b.spans)
         i += 1
     return blocks

@@ -18,11 +18,20 @@ import openai
 
 from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams, GenerationStats
-from app.llm.errors import LLMError, explain, no_model, unknown_endpoint
+from app.llm.errors import (
+    LLMError,
+    explain,
+    is_connection_loss,
+    no_model,
+    server_stopped,
+    unknown_endpoint,
+)
 
 Status = Literal["running", "complete", "stopped", "error"]
 Messages = Sequence[Mapping[str, str]]
+COUNT_TIMEOUT_S = 5.0  # counting tokens after a stop must not hold the page for long
 ChunkSource = Callable[[], Iterable[Any]]  # opens the request, yields ChatCompletionChunk-likes
+TextCounter = Callable[[str], int | None]  # tokens in a piece of output text (the tokenizer)
 
 
 class ChatStream:
@@ -34,8 +43,10 @@ class ChatStream:
         *,
         model: str = "",
         describe_error: Callable[[BaseException], str] | None = None,
+        count_text: TextCounter | None = None,
     ) -> None:
         self._open = open_chunks
+        self._count = count_text
         self._describe = describe_error or (lambda exc: str(explain(exc, "", 0.0)))
         self._source: Iterable[Any] | None = None
         self._cancelled = threading.Event()
@@ -48,6 +59,8 @@ class ChatStream:
         self.stats = GenerationStats()
         self._t0 = 0.0
         self._ttft: float | None = None
+        self._last_text_at: float | None = None
+        self._first_text = ""
         self._chunks_with_text = 0
         self._usage: tuple[int | None, int | None] = (None, None)
         self._spec: tuple[int | None, int | None] = (None, None)
@@ -104,8 +117,10 @@ class ChatStream:
             if choice.finish_reason:
                 self.finish_reason = choice.finish_reason
         if text:
+            self._last_text_at = time.monotonic() - self._t0
             if self._ttft is None:
-                self._ttft = time.monotonic() - self._t0
+                self._ttft = self._last_text_at
+                self._first_text = text
             self._chunks_with_text += 1
             self._parts.append(text)
         return text
@@ -114,18 +129,49 @@ class ChatStream:
         self._close_source()
         self.status = status
         if status == "error" and exc is not None:
-            self.error = self._describe(exc)
-        prompt_tokens, completion_tokens = self._usage
-        self.stats = GenerationStats(
+            died = self._parts and is_connection_loss(exc)  # it answered, then went away
+            self.error = str(server_stopped()) if died else self._describe(exc)
+        self.stats = self._stats()
+
+    def _stats(self) -> GenerationStats:
+        """Tokens from usage, else the tokenizer, else the chunk count (flagged as an estimate);
+        the decode rate over the tokens after the first chunk (see GenerationStats)."""
+        prompt_tokens, completion = self._usage
+        estimated = False
+        if completion is None:
+            completion = self._counted(self.text) if self._parts else 0
+        if completion is None:
+            completion, estimated = self._chunks_with_text, True
+        decode_tokens: int | None = None
+        decode_s: float | None = None
+        if self._ttft is not None and self._last_text_at is not None:
+            first = self._counted(self._first_text)
+            if first is not None:  # time and tokens from the first chunk to the last
+                decode_tokens, decode_s = (
+                    max(0, completion - first),
+                    self._last_text_at - self._ttft,
+                )
+            else:  # no tokenizer: the rate over the whole request, never inflated
+                decode_tokens, decode_s = completion, self._last_text_at
+        return GenerationStats(
             ttft_s=self._ttft,
             total_s=time.monotonic() - self._t0,
             prompt_tokens=prompt_tokens,
-            completion_tokens=(
-                completion_tokens if completion_tokens is not None else self._chunks_with_text
-            ),
+            completion_tokens=completion,
             draft_tokens=self._spec[0],
             accepted_tokens=self._spec[1],
+            decode_tokens=decode_tokens,
+            decode_s=decode_s,
+            tokens_estimated=estimated,
         )
+
+    def _counted(self, text: str) -> int | None:
+        if self._count is None or not text:
+            return None
+        try:
+            return self._count(text)
+        except Exception:  # noqa: BLE001 - a count we cannot get is simply unknown
+            return None
 
     def _close_source(self) -> None:
         close = getattr(self._source, "close", None)
@@ -219,14 +265,20 @@ class OpenAIClient:
 
     def count_tokens(self, messages: Messages) -> int | None:
         """Prompt tokens via POST /tokenize (vLLM's API, chat template applied), or None."""
+        return self._tokenize({"messages": [dict(m) for m in messages]}, self._httpx_timeout())
+
+    def count_text(self, text: str) -> int | None:
+        """Tokens in a piece of generated text (POST /tokenize, no special tokens), or None."""
+        return self._tokenize({"prompt": text, "add_special_tokens": False}, COUNT_TIMEOUT_S)
+
+    def _tokenize(self, body: dict[str, Any], timeout: httpx.Timeout | float) -> int | None:
         root = self.base_url.removesuffix("/v1")
         try:
-            body = {"model": self.model(), "messages": [dict(m) for m in messages]}
             resp = httpx.post(
                 f"{root}/tokenize",
-                json=body,
+                json={"model": self.model(), **body},
                 headers=self._headers(),
-                timeout=self._httpx_timeout(),
+                timeout=timeout,
             )
             resp.raise_for_status()
             count = resp.json().get("count")
@@ -240,6 +292,11 @@ class OpenAIClient:
 
     def _httpx_timeout(self) -> httpx.Timeout:
         return httpx.Timeout(self.timeout_s, connect=self._timeout.connect)
+
+    def _extra_body(self) -> dict[str, Any] | None:
+        """The endpoint's chat_template_kwargs (e.g. Qwen3's enable_thinking), when set."""
+        kwargs = self.endpoint.chat_template_kwargs
+        return {"chat_template_kwargs": dict(kwargs)} if kwargs else None
 
     def stream_chat(self, messages: Messages, params: GenerationParams) -> ChatStream:
         """Start a streaming chat completion (opened lazily, on first iteration)."""
@@ -256,9 +313,15 @@ class OpenAIClient:
                 max_tokens=params.max_tokens,
                 seed=openai.omit if params.seed is None else params.seed,
                 stop=list(params.stop) if params.stop else openai.omit,
+                extra_body=self._extra_body(),
             )
 
-        return ChatStream(open_chunks, model=self._model or "", describe_error=self._describe)
+        return ChatStream(
+            open_chunks,
+            model=self._model or "",
+            describe_error=self._describe,
+            count_text=self.count_text,
+        )
 
 
 def make_client(name: str, settings: Settings) -> OpenAIClient:

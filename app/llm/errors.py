@@ -13,10 +13,6 @@ class LLMError(BilingualError, RuntimeError):
     """A failure talking to a model server."""
 
 
-def bilingual(zh: str, en: str) -> str:
-    return f"{zh} / {en}"
-
-
 def unknown_endpoint(name: str, known: list[str]) -> LLMError:
     names = ", ".join(known)
     return LLMError(
@@ -74,6 +70,23 @@ def explain(exc: BaseException, base_url: str, timeout_s: float) -> LLMError:
         f"生成失败（{type(exc).__name__}）：{exc}",
         f"Generation failed ({type(exc).__name__}): {exc}",
     )
+
+
+def server_stopped() -> LLMError:
+    """The server went away after the draft had started (not "cannot reach": it answered)."""
+    return LLMError(
+        "模型服务在生成过程中停止；已生成的部分文本已保留。",
+        "The model server stopped while drafting; the partial text is kept.",
+    )
+
+
+def is_connection_loss(exc: BaseException) -> bool:
+    """A dropped connection or a response cut short (not a timeout, not an HTTP error)."""
+    import httpx
+
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return False
+    return isinstance(exc, openai.APIConnectionError | httpx.TransportError)
 
 
 def no_model(base_url: str) -> LLMError:

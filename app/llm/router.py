@@ -2,9 +2,8 @@
 
 vLLM cannot swap a draft model inside a running server, so switching drafts without downtime
 means: start a second server with the new draft, check it, route new requests to it, and let
-requests already streaming finish on the old one. The router holds the active endpoint name
-and per-endpoint in-flight counters; a lease is bound to the endpoint that was active when it
-was acquired. The active name is kept in a small JSON file under Settings.data_dir so the app
+requests already streaming finish on the old one (`drain_remote` waits for the old server's
+own count of running requests, which covers every process). The active name is kept in a small JSON file under Settings.data_dir so the app
 and the CLI agree on it.
 """
 
@@ -14,15 +13,14 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
 from app.config import EndpointConfig, Settings
+from app.domain import BilingualError
 
 STATE_FILE = "active_endpoint.json"
 TOKENIZE_SAMPLE = (
@@ -30,8 +28,8 @@ TOKENIZE_SAMPLE = (
 )
 
 
-class RouterError(ValueError):
-    """An unknown endpoint name or a switch that was refused; message is bilingual."""
+class RouterError(BilingualError, ValueError):
+    """An unknown endpoint name or a switch that was refused."""
 
 
 @dataclass(frozen=True)
@@ -108,34 +106,18 @@ def compare_tokenizers(
     return TokenizerMatch(same, "model-id", f"{cur_model} vs {new_model}")
 
 
-@dataclass
-class Lease:
-    """One request's hold on the endpoint that was active when it started."""
-
-    name: str
-    endpoint: EndpointConfig
-    _router: Router = field(repr=False)
-    _released: bool = False
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._router._release(self.name)
-
-
 class Router:
-    """Active endpoint + in-flight counters; thread-safe; persists the active name to a file."""
+    """The active endpoint; thread-safe; persists the active name to a file."""
 
     def __init__(
         self, endpoints: dict[str, EndpointConfig], *, state_file: Path, default: str
     ) -> None:
         if default not in endpoints:
-            raise RouterError(f"未知端点 / unknown endpoint: {default}")
+            raise RouterError(f"未知端点：{default}", f"unknown endpoint: {default}")
         self.endpoints = dict(endpoints)
         self.state_file = state_file
         self._default = default
-        self._lock = threading.Condition()
-        self._in_flight: dict[str, int] = dict.fromkeys(endpoints, 0)
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Router:
@@ -161,32 +143,10 @@ class Router:
     def endpoint(self, name: str) -> EndpointConfig:
         if name not in self.endpoints:
             known = ", ".join(self.endpoints)
-            raise RouterError(f"未知端点 / unknown endpoint: {name} (known: {known})")
+            raise RouterError(
+                f"未知端点：{name}（已配置：{known}）", f"unknown endpoint: {name} (known: {known})"
+            )
         return self.endpoints[name]
-
-    def acquire(self) -> Lease:
-        """Bind a new request to the currently active endpoint; release() when it ends."""
-        with self._lock:
-            name = self.active
-            self._in_flight[name] = self._in_flight.get(name, 0) + 1
-            return Lease(name, self.endpoints[name], self)
-
-    @contextmanager
-    def lease(self) -> Iterator[Lease]:
-        held = self.acquire()
-        try:
-            yield held
-        finally:
-            held.release()
-
-    def _release(self, name: str) -> None:
-        with self._lock:
-            self._in_flight[name] = max(0, self._in_flight.get(name, 0) - 1)
-            self._lock.notify_all()
-
-    def in_flight(self, name: str) -> int:
-        with self._lock:
-            return self._in_flight.get(name, 0)
 
     def switch(self, name: str, *, actor: str = "") -> str:
         """Make `name` active for new requests (atomic file replace); returns the previous name."""
@@ -205,17 +165,6 @@ class Router:
             os.replace(tmp, self.state_file)
             return previous
 
-    def drain(self, name: str, timeout_s: float) -> bool:
-        """Wait until no request of this process is in flight on `name`; False on timeout."""
-        deadline = time.monotonic() + timeout_s
-        with self._lock:
-            while self._in_flight.get(name, 0) > 0:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._lock.wait(left)
-            return True
-
 
 @dataclass(frozen=True)
 class SwitchResult:
@@ -229,7 +178,7 @@ class SwitchResult:
 
 def remote_running(ep: EndpointConfig) -> float | None:
     """Requests the server itself reports as running (vllm:num_requests_running), all clients."""
-    from app.serving.metrics_parse import RUNNING, scrape
+    from app.ops.metrics_parse import RUNNING, scrape
 
     snap = scrape(ep)
     return snap.gauges.get(RUNNING) if snap.ok else None
@@ -263,14 +212,15 @@ def switch_endpoint(
     """Check `name` (health, models, tokenizer vs the current target), make it active, audit it.
 
     Raises RouterError (bilingual) when the new endpoint is unhealthy or its tokenizer differs
-    (unless force). Draining the old endpoint is left to the caller (drain / drain_remote).
+    (unless force). Draining the old endpoint is left to the caller (drain_remote).
     """
     new_ep = router.endpoint(name)
     previous = router.active
     health = check_health(name, new_ep)
     if not health.healthy:
         raise RouterError(
-            f"端点 {name} 不健康，未切换 / endpoint {name} is unhealthy, not switched: {health.error}"
+            f"端点 {name} 不健康，未切换：{health.error}",
+            f"endpoint {name} is unhealthy, not switched: {health.error}",
         )
     if previous == name:
         return SwitchResult(previous, name, health, None, None)
@@ -283,8 +233,9 @@ def switch_endpoint(
         )
     if match is not None and not match.compatible and not force:
         raise RouterError(
-            f"分词器与当前目标模型不一致，未切换 / tokenizer differs from the current target, "
-            f"not switched ({match.method}: {match.detail}); --force to override"
+            f"分词器与当前目标模型不一致，未切换（{match.method}：{match.detail}）；--force 可强制切换",
+            f"tokenizer differs from the current target, not switched "
+            f"({match.method}: {match.detail}); --force to override",
         )
     router.switch(name, actor=actor)
     event_id = None

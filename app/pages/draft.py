@@ -4,26 +4,31 @@ Stop / Regenerate, an editable result, findings, stats and downloads."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.i18n import pick
-from app.pages import draft_run
+from app.i18n import t
+from app.outline.compose import parts_without_text
+from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
-from app.ui_state import chosen_endpoint, lang, library, require_user, tr
+from app.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
+
+if TYPE_CHECKING:
+    from app.prompts import DocType, FieldError, FieldSpec
 
 RESULT = "draft.result"
 REQUEST = "draft.request"
 ERRORS = "draft.field_errors"
 PROBLEM = "draft.template_problem"
+MODE = "draft.mode"
 
 
 def _field_key(doc_id: str, name: str) -> str:
     return f"draft.field.{doc_id}.{name}"
 
 
-def _fill_example(doc_type: Any) -> None:
+def _fill_example(doc_type: DocType) -> None:
     """Button callback: put the document type's example values into the form."""
     for spec in doc_type.fields:
         if spec.kind == "select" and spec.example not in spec.choices:
@@ -32,53 +37,63 @@ def _fill_example(doc_type: Any) -> None:
     st.session_state.pop(ERRORS, None)
 
 
-def _field_widget(doc_id: str, spec: Any) -> None:
+def _field_widget(doc_id: str, spec: FieldSpec) -> None:
     """One form field, its widget chosen by kind; values stay strings for the service."""
     key = _field_key(doc_id, spec.name)
-    label = spec.label(lang()) + (" *" if spec.required else "")
-    if spec.kind == "select":
-        st.selectbox(label, list(spec.choices), index=None, key=key, placeholder=tr("draft.choose"))
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
+    label = spec.label(ui_lang) + (" *" if spec.required else "")
+    if spec.kind == "select":  # shows the choice in the UI language, stores the canonical value
+        st.selectbox(
+            label,
+            list(spec.choices),
+            index=None,
+            key=key,
+            placeholder=tr("draft.choose"),
+            format_func=lambda value: spec.choice_label(value, ui_lang),
+        )
     elif spec.kind == "textarea":
         st.text_area(label, key=key, max_chars=spec.max_length or None, height=90)
     else:
-        placeholder = {"date": "YYYY-MM-DD", "number": "0"}.get(spec.kind, "")
+        placeholder = {"date": "YYYY-MM-DD", "number": "0", "count": "0"}.get(spec.kind, "")
         st.text_input(label, key=key, max_chars=spec.max_length or None, placeholder=placeholder)
 
 
-def _form(doc_type: Any) -> None:
-    errors: dict[str, Any] = st.session_state.get(ERRORS, {})
+def _form(doc_type: DocType) -> None:
+    errors: dict[str, FieldError] = st.session_state.get(ERRORS, {})
     cols = st.columns(2)
     for i, spec in enumerate(doc_type.fields):
         with cols[i % 2]:
             _field_widget(doc_type.id, spec)
             err = errors.get(spec.name)
             if err is not None:
-                st.error(pick(lang(), err.message_zh, err.message_en), icon=":material/error:")
+                st.error(err.message(lang()), icon=":material/error:")
 
 
-def _parameters(doc_type: Any) -> None:
-    """Generation length and temperature, defaulting to the document type's own."""
+def _parameters(doc_type: DocType) -> None:
+    """Generation length and temperature, defaulting to the document type's own.
+
+    The defaults go into session_state before the widgets are drawn (the values are kept
+    across pages through session_state, and a widget given both a default and a session
+    value makes Streamlit warn on every run)."""
+    tokens_key, temp_key = f"draft.max_tokens.{doc_type.id}", f"draft.temperature.{doc_type.id}"
+    st.session_state.setdefault(tokens_key, int(doc_type.defaults.max_tokens))
+    st.session_state.setdefault(temp_key, float(doc_type.defaults.temperature))
     with st.expander(tr("draft.parameters")):
         cols = st.columns(2)
         cols[0].number_input(
-            tr("draft.max_tokens"),
-            min_value=16,
-            max_value=8192,
-            value=int(doc_type.defaults.max_tokens),
-            step=64,
-            key=f"draft.max_tokens.{doc_type.id}",
+            tr("draft.max_tokens"), min_value=16, max_value=8192, step=64, key=tokens_key
         )
-        cols[1].slider(
-            tr("draft.temperature"),
-            0.0,
-            1.5,
-            float(doc_type.defaults.temperature),
-            0.05,
-            key=f"draft.temperature.{doc_type.id}",
+        cols[1].slider(tr("draft.temperature"), 0.0, 1.5, step=0.05, key=temp_key)
+        ui_lang = lang()  # bound now: format_func may be called outside the script run
+        st.radio(
+            tr("outline.mode"),
+            ["outline", "free-form"],
+            key=MODE,
+            format_func=lambda mode: t(f"outline.mode_{mode}", ui_lang),
         )
 
 
-def _values(doc_type: Any) -> dict[str, str]:
+def _values(doc_type: DocType) -> dict[str, str]:
     values: dict[str, str] = {}
     for spec in doc_type.fields:
         raw = st.session_state.get(_field_key(doc_type.id, spec.name))
@@ -86,7 +101,7 @@ def _values(doc_type: Any) -> dict[str, str]:
     return values
 
 
-def _on_generate(doc_type: Any) -> None:
+def _on_generate(doc_type: DocType) -> None:
     """Button callback: validate the form; a valid form becomes the pending request."""
     from app.prompts import FieldErrors, TemplateProblem, render
 
@@ -115,40 +130,60 @@ def _on_generate(doc_type: Any) -> None:
         params=params,
         required_sections=tuple(doc_type.required_sections),
         endpoint=chosen_endpoint(),
+        doc_date=doc_type.document_date(rendered.values),
+        mode=None if st.session_state.get(MODE, "outline") == "outline" else "free-form",
     )
 
 
-def _regenerate() -> None:
+def _form_changed(doc_type: DocType) -> bool:
+    """True when the form (or document type) differs from what the last draft was made from."""
     last = st.session_state.get(RESULT)
-    if last is not None:
-        st.session_state[REQUEST] = last.request.with_endpoint(chosen_endpoint())
+    if last is None:
+        return False
+    rendered = last.request.rendered
+    return last.request.doc_type_id != doc_type.id or dict(rendered.values) != _values(doc_type)
 
 
-def _pick_type() -> Any | None:
+def _pick_type() -> DocType | None:
     lib = library()
     for problem in getattr(lib, "errors", []):
         st.warning(tr("draft.broken_type", detail=problem))
+    for problem in outline_problems():
+        st.warning(tr("outline.broken", detail=problem))
     if not lib.types:
         st.error(tr("draft.no_types"))
         return None
     ids = sorted(lib.types)
-    default = ids.index("cross-border-filing-guide") if "cross-border-filing-guide" in ids else 0
+    if st.session_state.get("draft.doc_type") not in ids:  # the default, set once (no warning)
+        default = "cross-border-filing-guide"
+        st.session_state["draft.doc_type"] = default if default in ids else ids[0]
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     doc_id = st.selectbox(
         tr("draft.doc_type"),
         ids,
-        index=default,
         key="draft.doc_type",
         format_func=lambda i: lib.types[i].title(ui_lang),
     )
     doc_type = lib.types[doc_id]
-    help_text = doc_type.help_en if lang() == "en" else doc_type.help_zh
+    help_text = doc_type.help(ui_lang)
     if help_text:
         st.caption(help_text)
     return doc_type
 
 
-def _show_result(user_name: str) -> None:
+def _inputs_of(result: draft_run.DraftResult, doc_type: DocType) -> None:
+    """The inputs this draft was made from, labelled as in the form."""
+    same_type = doc_type.id == result.request.doc_type_id
+    ui_lang = lang()
+    with st.expander(tr("regenerate.inputs")):
+        for name, value in result.request.rendered.values.items():
+            spec = doc_type.get_field(name) if same_type else None
+            label = spec.label(ui_lang) if spec else name
+            shown = spec.choice_label(value, ui_lang) if spec else value
+            st.markdown(f"**{label}**: {shown or '—'}")
+
+
+def _show_result(doc_type: DocType, user_name: str) -> None:
     result: draft_run.DraftResult | None = st.session_state.get(RESULT)
     if result is None:
         return
@@ -156,27 +191,51 @@ def _show_result(user_name: str) -> None:
     status_text = tr(f"status.{result.status}")
     if result.status == "error":
         st.error(tr("draft.failed", detail=result.error_text(lang())))
-        st.button(tr("draft.retry"), on_click=_regenerate, key="draft.retry", type="primary")
+        st.button(
+            tr("draft.retry"),
+            on_click=_on_generate,
+            args=(doc_type,),
+            key="draft.retry",
+            type="primary",
+            help=tr("regenerate.help"),
+        )
     elif result.status == "stopped":
         st.warning(tr("draft.stopped_note"))
-    else:
+    elif result.status == "truncated":
+        st.warning(tr("outline.truncated_note"))
+    elif not parts_without_text(result.marks):
         st.success(tr("draft.complete_note"))
+    if empty := parts_without_text(result.marks):
+        st.warning(tr("outline.no_text_note", parts=empty))
+    if result.marks:
+        st.caption(tr("outline.marks", marks=", ".join(result.marks)))
+    if result.thinking:
+        st.caption(tr("outline.thinking", chars=len(result.thinking)))
     st.caption(tr("draft.result_caption", status=status_text, id=result.generation_id or "—"))
     if result.record_error:
         st.error(tr("draft.record_failed", detail=result.record_error))
     show_stats(result.stats)
+    _inputs_of(result, doc_type)
     if not result.text:
         return
     edited = st.text_area(
         tr("draft.edit"), value=result.text, height=320, key=f"draft.edit.{result.token}"
     )
-    check = draft_run.check_text(edited, result.request.required_sections)
+    revisions_view.save_button(result, edited)
+    request = result.request  # the form's date field: statutes in force on it; its facts
+    check = draft_run.check_text(
+        edited,
+        request.required_sections,
+        request.doc_date,
+        request.rendered.values,
+        request.check_prefix,
+    )
     left, right = st.columns([3, 2])
     with left:
         st.markdown(f"**{tr('draft.highlighted')}**")
         show_text(edited, check.findings)
     with right:
-        show_findings(check.findings)
+        show_findings(check.findings, citations=check.citations, on=request.doc_date)
     draft_run.download_buttons(result, edited, check, user_name)
     draft_run.approve_button(result, edited)
 
@@ -190,6 +249,7 @@ def render() -> None:
         return
     st.button(tr("draft.fill_example"), on_click=_fill_example, args=(doc_type,), key="draft.fill")
     _form(doc_type)
+    route_panel.show(doc_type, _values(doc_type))
     _parameters(doc_type)
     cols = st.columns([1, 1, 4])
     cols[0].button(
@@ -200,7 +260,16 @@ def render() -> None:
         key="draft.go",
     )
     if st.session_state.get(RESULT) is not None:
-        cols[1].button(tr("draft.regenerate"), on_click=_regenerate, key="draft.again")
+        # Regenerate always reads the form as it is now (Retry too): never the old inputs
+        cols[1].button(
+            tr("draft.regenerate"),
+            on_click=_on_generate,
+            args=(doc_type,),
+            key="draft.again",
+            help=tr("regenerate.help"),
+        )
+        if REQUEST not in st.session_state and _form_changed(doc_type):
+            cols[2].caption(tr("regenerate.form_changed"))
     if st.session_state.get(ERRORS):
         st.error(tr("draft.fix_fields"))
     if st.session_state.get(PROBLEM):
@@ -209,4 +278,4 @@ def render() -> None:
     if request is not None:
         st.session_state[RESULT] = None
         draft_run.stream(request, user.name)
-    _show_result(user.name)
+    _show_result(doc_type, user.name)

@@ -12,15 +12,23 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import CheckResult, GenerationParams, GenerationStats, RenderedPrompt
-from app.i18n import pick
+from app.domain import CheckResult, GenerationParams, GenerationStats, RenderedPrompt, describe
 from app.pages.findings_view import show_findings, show_text
-from app.ui_state import client, db_session, lang, settings, tr
+from app.ui_state import client, lang, settings, tr
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+    from app.config import EndpointConfig
+    from app.generation import DraftRun, GenerationOutcome, PreparedDraft
+    from app.llm.client import LLMClient
+    from app.outline.run import Phase
+    from app.outline.runner import OutlineRun
 
 RESULT = "draft.result"
 LIVE = "draft.live"
@@ -28,7 +36,7 @@ LIVE = "draft.live"
 
 @dataclass(frozen=True)
 class DraftRequest:
-    """What the Generate button asked for (kept so Regenerate/Retry can repeat it)."""
+    """What the Generate (or Regenerate / Retry) button asked for, from the form at that click."""
 
     doc_type_id: str
     title: str
@@ -36,9 +44,9 @@ class DraftRequest:
     params: GenerationParams
     required_sections: tuple[str, ...]
     endpoint: str
-
-    def with_endpoint(self, endpoint: str) -> DraftRequest:
-        return replace(self, endpoint=endpoint)
+    doc_date: date | None = None  # the form's date field (DocType.document_date); None: today
+    mode: str | None = None  # outline | free-form; None: the outline where the type has one
+    check_prefix: str = ""  # a continuation is checked after the clause it continues
 
 
 @dataclass
@@ -49,49 +57,59 @@ class DraftResult:
     status: str
     text: str
     stats: GenerationStats
-    error: Any = None
+    error: BaseException | str | None = None
     generation_id: int | None = None
     record_error: str = ""
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    marks: tuple[str, ...] = ()
+    thinking: str = ""
 
     def error_text(self, ui_lang: str) -> str:
-        return message_of(self.error, ui_lang)
+        return describe(self.error).text(ui_lang)
 
 
-def message_of(error: Any, ui_lang: str) -> str:
-    """A service error (bilingual object, exception or string) as text in the UI language."""
-    if error is None:
-        return ""
-    zh, en = getattr(error, "message_zh", None), getattr(error, "message_en", None)
-    if zh or en:
-        return pick(ui_lang, str(zh or en), str(en or zh))
-    return str(error)
+def check_text(
+    text: str,
+    required_sections: tuple[str, ...],
+    doc_date: date | None = None,
+    values: dict[str, str] | None = None,
+    prefix: str = "",
+) -> CheckResult:
+    """Findings for the (possibly edited) text, with the firm's statute catalogue if any, on
+    the document's date (today when the form has none), the facts check against the form's
+    values where they are a transfer's, and after `prefix` (the clause a continuation
+    continues)."""
+    from app.generation import checker_for
+    from app.outline.run import with_context
+
+    checker = checker_for(values or {}, doc_date)
+    return with_context(checker, prefix)(text, required_sections)
 
 
-def check_text(text: str, required_sections: tuple[str, ...]) -> CheckResult:
-    """Findings for the (possibly edited) text, with the firm's statute catalogue if any."""
-    from app.generation import check_draft
-
-    return check_draft(text, required_sections)
-
-
-def _preflight(request: DraftRequest) -> Any | None:
-    """The client, after checking the prompt fits the context; None (with a message) if not."""
-    from app.prompts import ContextTooLong, check_context
+def _prepare(request: DraftRequest) -> tuple[LLMClient, PreparedDraft] | None:
+    """The client and the prepared draft (outline planned, context checked); None (with a
+    message) if the prompt does not fit or the server is not there."""
+    from app.generation import prepare_draft
+    from app.prompts import ContextTooLong
+    from app.ui_state import library
 
     try:
         llm = client(request.endpoint)
-        tokens = llm.count_tokens(request.rendered.messages())
-        limit = llm.context_limit()
-        if tokens is not None and limit:
-            check_context(tokens, request.params.max_tokens, limit)
+        prepared = prepare_draft(
+            library().types[request.doc_type_id],
+            request.rendered.values,
+            prompts_dir=settings().prompts_dir,
+            client=llm,
+            params=request.params,
+            mode=request.mode,  # type: ignore[arg-type]
+        )
     except ContextTooLong as exc:
-        st.error(tr("draft.context_too_long", detail=message_of(exc, lang())))
+        st.error(tr("draft.context_too_long", detail=describe(exc).text(lang())))
         return None
     except Exception as exc:  # a server that is down or misconfigured: say so, offer Retry
         _server_problem(request, exc)
         return None
-    return llm
+    return llm, prepared
 
 
 def _server_problem(request: DraftRequest, exc: BaseException) -> None:
@@ -100,14 +118,12 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     )
 
 
-def _record(outcome: Any, user_name: str) -> tuple[int | None, str]:
-    from app.generation import record
+def _record(outcome: GenerationOutcome, user_name: str) -> tuple[int | None, str]:
+    """The audit log's id, or why the log was not written (the record then waits in the spool)."""
+    from app.recording import keep
 
-    try:
-        with db_session() as session:
-            return int(record(outcome, user_name=user_name, session=session)), ""
-    except Exception as exc:  # the draft is kept on screen even if the log write fails
-        return None, str(exc)
+    kept = keep(outcome, user_name=user_name)
+    return kept.generation_id, kept.problem.text(lang()) if kept.problem else ""
 
 
 @dataclass
@@ -121,7 +137,7 @@ class LiveDraft:
     """
 
     request: DraftRequest
-    run: Any
+    run: DraftRun | OutlineRun
     text: str = ""
     result: DraftResult | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -142,6 +158,8 @@ def _result_of(live: LiveDraft, user_name: str) -> DraftResult:
         error=getattr(outcome, "error", None),
         generation_id=gen_id,
         record_error=record_error,
+        marks=tuple(outcome.marks),
+        thinking=outcome.thinking,
     )
 
 
@@ -159,20 +177,54 @@ def collect_interrupted() -> None:
         st.session_state.pop(LIVE, None)
 
 
-def _consume(live: LiveDraft, status: Any, box: Any, findings_box: Any) -> bool:
-    """Draw each update as it arrives; True when the stream ended by itself."""
+def queue_text(endpoint: EndpointConfig) -> str:
+    """Before the first token: what the server is already busy with when the draft is sent (its
+    place in the queue), from the server's /metrics; "" when it is idle or does not say."""
+    from app.ops.metrics_parse import RUNNING, WAITING, scrape
+
+    snap = scrape(endpoint)
+    running, waiting = int(snap.gauges.get(RUNNING, 0)), int(snap.gauges.get(WAITING, 0))
+    if not snap.ok or running + waiting == 0:
+        return ""
+    return tr("draft.queued", running=running, waiting=waiting, position=waiting + 1)
+
+
+def _after_queue(queued: str, text: str) -> str:
+    """A status line before the first token: the queue line (if any), then `text`."""
+    return f"{queued} {text}" if queued else text
+
+
+def _consume(
+    live: LiveDraft,
+    status: DeltaGenerator,
+    box: DeltaGenerator,
+    findings_box: DeltaGenerator,
+    queued: str = "",
+) -> bool:
+    """Draw each update as it arrives; True when the stream ended by itself. `queued` (the
+    server's queue when the draft was sent) is shown until the first token arrives."""
     updates = iter(live.run)
     started, first, chunks = time.monotonic(), None, 0
     try:
         for update in updates:
             live.text = update.text
+            if update.phase is not None and update.phase.name == "prompt":
+                status.caption(
+                    _after_queue(queued if first is None else "", phase_text(update.phase))
+                )
+                show_text(update.text, (), box)
+                continue
             chunks += 1
             first = first if first is not None else time.monotonic() - started
             rate = chunks / max(1e-6, time.monotonic() - started - first)
-            status.caption(tr("draft.streaming", ttft=first, chunks=chunks, rate=rate))
+            line = tr("draft.streaming", ttft=first, chunks=chunks, rate=rate)
+            if update.phase is not None:
+                line = f"{phase_text(update.phase)} {line}"
+            status.caption(line)
             show_text(update.text, update.check.findings if update.check else (), box)
             if update.check is not None:
-                show_findings(update.check.findings, findings_box)
+                on = live.request.doc_date
+                show_findings(update.check.findings, findings_box, update.check.citations, on)
         return True
     finally:
         if not live.run.finished:  # Stop (or any rerun) interrupted us: keep the partial text
@@ -180,30 +232,44 @@ def _consume(live: LiveDraft, status: Any, box: Any, findings_box: Any) -> bool:
             updates.close()
 
 
+def phase_text(phase: Phase) -> str:
+    """Where an outline draft is: computing a part's prompt (N tokens) or writing it."""
+    where = {"part": phase.step + 1, "parts": phase.steps, "heading": phase.heading}
+    if phase.name != "prompt":
+        return tr("outline.streaming", **where)
+    if phase.prompt_tokens is None:
+        return tr("outline.prompt_uncounted", **where)
+    return tr("outline.prompt", tokens=phase.prompt_tokens, **where)
+
+
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.generation import stream_draft
+    from app.generation import start_draft
 
-    llm = _preflight(request)
-    if llm is None:
+    ready = _prepare(request)
+    if ready is None:
         return
+    llm, prepared = ready
+    prefix = prepared.plan.check_prefix if prepared.plan is not None else ""
+    request = replace(request, rendered=prepared.rendered, mode=prepared.mode, check_prefix=prefix)
     endpoint = settings().all_endpoints()[request.endpoint]
     area = st.empty()
     with area.container():
         st.button(tr("draft.stop"), key="draft.stop", type="primary", icon=":material/stop_circle:")
         status, box, findings_box = st.empty(), st.empty(), st.empty()
-    run = stream_draft(
-        llm,
-        request.rendered,
-        request.params,
-        required_sections=request.required_sections,
-        endpoint_name=request.endpoint,
-        speculative_label=endpoint.label,
+    queued = queue_text(endpoint)
+    if prepared.mode == "free-form" and prepared.rendered.prompt_tokens:
+        prompt = tr("outline.free_prompt", tokens=prepared.rendered.prompt_tokens)
+        status.caption(_after_queue(queued, prompt))
+    elif queued:
+        status.caption(queued)
+    run = start_draft(
+        prepared, llm, endpoint_name=request.endpoint, speculative_label=endpoint.label
     )
     live = LiveDraft(request, run)
     st.session_state[LIVE] = live
     try:
-        _consume(live, status, box, findings_box)
+        _consume(live, status, box, findings_box, queued)
     finally:
         live.result = _result_of(live, user_name)
         live.done.set()
@@ -214,25 +280,31 @@ def stream(request: DraftRequest, user_name: str) -> None:
 
 def download_buttons(result: DraftResult, text: str, check: CheckResult, user_name: str) -> None:
     """Download the (edited) draft as Markdown and as DOCX with findings as comments."""
-    from app.export import ExportMeta, draft_to_docx
+    from app.export import ExportMeta, cited_articles_of, draft_to_docx
 
     stem = f"{result.request.doc_type_id}-{result.generation_id or result.token}"
     cols = st.columns(2)
     cols[0].download_button(
         tr("draft.download_md"), text.encode("utf-8"), f"{stem}.md", "text/markdown", key="dl.md"
     )
-    values = result.request.rendered.values
+    from app.generation import export_header
+    from app.ui_state import library
+
+    doc_type = library().types.get(result.request.doc_type_id)
+    header = export_header(doc_type, result.request.rendered.values)
     meta = ExportMeta(
         title=result.request.title,
-        matter_ref=values.get("matter_ref", ""),
-        client=values.get("company_name", values.get("client", "")),
+        matter_ref=header["matter_ref"],
+        client=header["client"],
         author=user_name,
         created=datetime.now(),
         generation_id=result.generation_id,
         template_hash=result.request.rendered.template_hash,
     )
+    with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
+    cited = cited_articles_of(check.citations, result.request.doc_date) if with_articles else ()
     try:
-        docx = draft_to_docx(text, meta=meta, findings=check.findings)
+        docx = draft_to_docx(text, meta=meta, findings=check.findings, cited_articles=cited)
     except Exception as exc:
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))
         return
@@ -243,24 +315,30 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
 def approve_button(result: DraftResult, text: str) -> None:
     """Approve the (edited) draft as a precedent for the retrieval drafter."""
     from app.approvals import approve_output
-    from app.ui_state import current_user
+    from app.ui_state import current_user, db_session
 
     if not st.button(
         tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")
     ):
         return
+    from app.pages.revisions_view import approval_text
+
     user = current_user()
-    if user is None:
+    chosen = None if user is None else approval_text(user, result, text)
+    if user is None or chosen is None:
         return
     try:
-        approval = approve_output(
-            user,
-            text,
-            doc_type=result.request.doc_type_id,
-            generation_id=result.generation_id,
-            settings=settings(),
-        )
+        with db_session() as session:
+            approval = approve_output(
+                user,
+                chosen[0],
+                doc_type=result.request.doc_type_id,
+                generation_id=result.generation_id,
+                settings=settings(),
+                session=session,
+                revision_id=chosen[1],
+            )
     except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
-        st.error(tr("draft.approve_failed", detail=message_of(exc, lang())))
+        st.error(tr("draft.approve_failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("draft.approved", file=approval.path.name))

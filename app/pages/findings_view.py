@@ -6,14 +6,15 @@ Shared by the Draft and History pages. All user/model text is HTML-escaped; only
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Iterable, Sequence
 
 import streamlit as st
 
-from app.domain import Finding, GenerationStats
-from app.i18n import pick
+from app.domain import Citation, Finding, GenerationStats
 from app.ui_state import lang, tr
+from app.validation.lookup import ArticleView, citation_view, suggested_view
 
 SEVERITY_ICON = {
     "error": ":red[:material/error:]",
@@ -45,7 +46,7 @@ def highlight_html(text: str, findings: Iterable[Finding], ui_lang: str = "zh") 
     pos = 0
     for f in _visible(findings, len(text)):
         parts.append(html.escape(text[pos : f.start]))
-        title = html.escape(pick(ui_lang, f.message_zh, f.message_en), quote=True)
+        title = html.escape(f.bilingual.text(ui_lang), quote=True)
         severity = f.severity if f.severity in SEVERITY_ICON else "info"
         marked = html.escape(text[f.start : f.end])
         parts.append(f'<mark class="lx-{severity}" title="{title}">{marked}</mark>')
@@ -62,20 +63,58 @@ def show_text(
 
 
 def show_findings(
-    findings: Sequence[Finding], target: st.delta_generator.DeltaGenerator | None = None
+    findings: Sequence[Finding],
+    target: st.delta_generator.DeltaGenerator | None = None,
+    citations: Sequence[Citation] = (),
+    on: dt.date | None = None,
 ) -> None:
-    """The findings panel: severity, message in the UI language, suggestion."""
+    """The findings panel: severity, message in the UI language, suggestion; a citation
+    finding opens to the cited article and the suggested one; then every citation's article,
+    in the version in force on `on` (the document's date; default today)."""
     box = (target or st).container()
     if not findings:
         box.success(tr("findings.none"))
-        return
-    box.markdown(f"**{tr('findings.title', n=len(findings))}**")
+    else:
+        box.markdown(f"**{tr('findings.title', n=len(findings))}**")
     for f in sorted(findings, key=lambda f: f.start):
         icon = SEVERITY_ICON.get(f.severity, SEVERITY_ICON["info"])
-        line = f"{icon} **{tr('severity.' + f.severity)}** — {pick(lang(), f.message_zh, f.message_en)}"
+        line = f"{icon} **{tr('severity.' + f.severity)}** — {f.bilingual.text(lang())}"
         if f.suggestion:
             line += f"  \n↳ {tr('findings.suggestion')}: {f.suggestion}"
         box.markdown(line)
+        suggested = suggested_view(f.code, f.suggestion, on)
+        if suggested is not None:
+            cited = next((c for c in citations if c.start <= f.start < c.end), None)
+            _article(box, citation_view(cited, on) if cited else None, tr("citations.cited"))
+            _article(box, suggested, tr("citations.suggested"))
+    show_citations(citations, box, on)
+
+
+def show_citations(
+    citations: Sequence[Citation],
+    target: st.delta_generator.DeltaGenerator | None = None,
+    on: dt.date | None = None,
+) -> None:
+    """Each resolved citation, once, opening to its article's text, version and source."""
+    views: dict[tuple[str, int], ArticleView] = {}
+    for citation in citations:
+        found = citation_view(citation, on)
+        if found is not None:
+            views.setdefault((found.statute, found.article.number), found)
+    if not views:
+        return
+    box = (target or st).container()
+    box.markdown(f"**{tr('citations.title', n=len(views))}**")
+    for found in views.values():
+        _article(box, found, "")
+
+
+def _article(box: st.delta_generator.DeltaGenerator, found: ArticleView | None, label: str) -> None:
+    if found is None:
+        return
+    with box.expander(f"{label}{found.heading}" if not label else f"{label}：{found.heading}"):
+        st.text(found.text)
+        st.caption(f"{tr('citations.source')}：{found.source}")
 
 
 def _fmt(value: float | None, pattern: str) -> str:
@@ -88,6 +127,13 @@ def show_stats(
     """TTFT, tokens, tok/s and (where the server reports it) the draft acceptance rate."""
     cols = (target or st).columns(4)
     cols[0].metric(tr("stats.ttft"), _fmt(stats.ttft_s, "{:.2f} s"))
-    cols[1].metric(tr("stats.tokens"), str(stats.completion_tokens))
-    cols[2].metric(tr("stats.tok_s"), _fmt(stats.tokens_per_s, "{:.1f}"))
+    tokens = str(stats.completion_tokens)
+    cols[1].metric(
+        tr("stats.tokens"),
+        f"≥ {tokens}" if stats.tokens_estimated else tokens,
+        help=tr("token_stats.estimated") if stats.tokens_estimated else tr("token_stats.counted"),
+    )
+    cols[2].metric(
+        tr("stats.tok_s"), _fmt(stats.tokens_per_s, "{:.1f}"), help=tr("token_stats.rate")
+    )
     cols[3].metric(tr("stats.acceptance"), _fmt(stats.acceptance_rate, "{:.0%}"))

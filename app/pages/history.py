@@ -3,28 +3,31 @@ findings, numbers, prompt and template hash, and download it again."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import Finding, GenerationStats
+from app.domain import Finding, GenerationStats, describe
 from app.i18n import t
-from app.pages.draft_run import message_of
+from app.pages import revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.ui_state import db_session, lang, require_user, tr
-from audit.domain import User
+from audit.domain import GenerationRecord, GenerationSummary, StoredGeneration, User
+
+if TYPE_CHECKING:
+    from app.history import HistoryPage
 
 STATUSES = ("complete", "stopped", "error")
 
 
-def _search(user: User, text: str, status: str | None) -> Any:
+def _search(user: User, text: str, status: str | None) -> HistoryPage:
     from app import history
 
     with db_session() as session:
         return history.search(user, session=session, text=text or None, status=status)
 
 
-def _table(rows: list[Any]) -> None:
+def _table(rows: list[GenerationSummary]) -> None:
     table = [
         {
             tr("history.col_id"): r.id,
@@ -38,20 +41,20 @@ def _table(rows: list[Any]) -> None:
         }
         for r in rows
     ]
-    st.dataframe(table, hide_index=True, use_container_width=True)
+    st.dataframe(table, hide_index=True, width="stretch")
 
 
-def _findings(record: Any) -> list[Finding]:
+def _findings(record: GenerationRecord) -> list[Finding]:
     out: list[Finding] = []
     for item in record.findings or ():
         try:
-            out.append(Finding(**{k: item[k] for k in Finding.__dataclass_fields__ if k in item}))
-        except TypeError:
+            out.append(Finding.from_dict(item))
+        except (KeyError, TypeError, ValueError):  # a malformed entry is skipped, not fatal
             continue
     return out
 
 
-def _show(stored: Any) -> None:
+def _show(stored: StoredGeneration, user: User) -> None:
     record = stored.record
     st.subheader(f"#{stored.id} · {tr(f'status.{record.status}')}")
     if record.error_message:
@@ -63,6 +66,7 @@ def _show(stored: Any) -> None:
         completion_tokens=record.completion_tokens,
         draft_tokens=record.draft_tokens,
         accepted_tokens=record.accepted_tokens,
+        recorded_tokens_per_s=record.tokens_per_s,
     )
     show_stats(stats)
     findings = _findings(record)
@@ -85,13 +89,7 @@ def _show(stored: Any) -> None:
         st.code(record.system_prompt, language=None, wrap_lines=True)
         st.markdown(f"**{tr('history.user_prompt')}**")
         st.code(record.user_prompt, language=None, wrap_lines=True)
-    st.download_button(
-        tr("draft.download_md"),
-        record.output_text.encode("utf-8"),
-        f"{record.doc_type}-{stored.id}.md",
-        "text/markdown",
-        key=f"history.md.{stored.id}",
-    )
+    revisions_view.history_versions(user, stored)
 
 
 def _open(user: User, generation_id: int) -> None:
@@ -104,9 +102,9 @@ def _open(user: User, generation_id: int) -> None:
         st.warning(tr("history.not_found"))
         return
     except Exception as exc:
-        st.error(tr("history.load_failed", detail=message_of(exc, lang())))
+        st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
-    _show(stored)
+    _show(stored, user)
 
 
 def render() -> None:
@@ -124,7 +122,7 @@ def render() -> None:
     try:
         page = _search(user, text.strip(), status)
     except Exception as exc:
-        st.error(tr("history.load_failed", detail=message_of(exc, lang())))
+        st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
     rows = list(page.items)
     if not rows:

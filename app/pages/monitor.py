@@ -4,27 +4,34 @@ history of acceptance, throughput, latency and KV-cache use, and show the advice
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from app.ui_state import lang, require_user, settings, tr
 
+if TYPE_CHECKING:
+    from app.ops.metrics_parse import DerivedMetrics
+
 HISTORY = "monitor.history"
 LAST = "monitor.last"
 KEEP = 120  # points of history per endpoint
-SERIES = {
-    "acceptance": ("acceptance_rate", "mean_acceptance_length"),
-    "throughput": ("gen_tok_s",),
-    "latency": ("ttft_p50", "ttft_p95", "itl_p50", "itl_p95"),
-    "load": ("kv_cache_usage", "running", "waiting"),
+# chart group → (columns, y-axis number format, fixed y domain or None); one unit per chart
+SERIES: dict[str, tuple[tuple[str, ...], str, tuple[float, float] | None]] = {
+    "acceptance": (("acceptance_rate",), ".0%", (0.0, 1.0)),
+    "mean_len": (("mean_acceptance_length",), ".1f", None),
+    "throughput": (("gen_tok_s",), ",.0f", None),
+    "latency": (("ttft_p50", "ttft_p95", "itl_p50", "itl_p95"), ",.3~f", None),
+    "kv": (("kv_cache_usage",), ".0%", (0.0, 1.0)),
+    "requests": (("running", "waiting"), "d", None),
 }
 
 
-def _sample(name: str) -> tuple[Any, Any]:
+def _sample(name: str) -> tuple[DerivedMetrics, DerivedMetrics]:
     """Scrape one endpoint: rates since the previous scrape, and totals since server start."""
-    from app.serving.metrics_parse import derive, scrape
+    from app.ops.metrics_parse import derive, scrape
 
     endpoint = settings().all_endpoints()[name]
     snap = scrape(endpoint, name=name)
@@ -34,19 +41,19 @@ def _sample(name: str) -> tuple[Any, Any]:
     return derive(previous, snap), derive(None, snap)
 
 
-def _remember(name: str, derived: Any, tick: datetime) -> pd.DataFrame:
-    rows: list[dict[str, Any]] = st.session_state.setdefault(HISTORY, {}).setdefault(name, [])
+def _remember(name: str, derived: DerivedMetrics, tick: datetime) -> pd.DataFrame:
+    rows: list[dict[str, object]] = st.session_state.setdefault(HISTORY, {}).setdefault(name, [])
     if derived.error is None:
-        row = {"t": tick}
-        for columns in SERIES.values():
+        row: dict[str, object] = {"t": tick}
+        for columns, _, _ in SERIES.values():
             row.update({c: getattr(derived, c) for c in columns})
         rows.append(row)
         del rows[:-KEEP]
     return pd.DataFrame(rows).set_index("t") if rows else pd.DataFrame()
 
 
-def _advice(derived: Any) -> None:
-    from app.serving.metrics_parse import advice
+def _advice(derived: DerivedMetrics) -> None:
+    from app.ops.metrics_parse import advice
 
     fired = advice(derived, num_speculative_tokens=settings().num_speculative_tokens)
     for item in fired:
@@ -80,11 +87,40 @@ def _endpoint_panel(name: str, tick: datetime) -> None:
         st.bar_chart(pd.Series(total.per_position, name=tr("monitor.per_position")), height=180)
     if len(frame) > 1:
         charts = st.columns(2)
-        for i, (group, columns) in enumerate(SERIES.items()):
+        for i, group in enumerate(SERIES):
             with charts[i % 2]:
-                st.caption(tr(f"monitor.chart.{group}"))
-                st.line_chart(frame[list(columns)].astype(float), height=180)
+                st.caption(tr(f"monitor_chart.{group}"))
+                st.altair_chart(_line_chart(frame, group), width="stretch", height=240)
     _advice(derived)
+
+
+def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
+    """One chart, one unit: labelled axes, readable numbers, and a y range that never
+    collapses to a single value (all-zero series used to print ticks like "0.000000")."""
+    columns, number_format, fixed = SERIES[group]
+    data = frame[list(columns)].astype(float).reset_index().melt("t", var_name="series")
+    data["series"] = data["series"].map(lambda c: tr(f"monitor_chart.series.{c}"))
+    top = float(data["value"].max()) if data["value"].notna().any() else 0.0
+    domain = fixed or (0.0, top * 1.1 if top > 0 else 1.0)
+    axis = (
+        alt.Axis(format=number_format, tickMinStep=1)  # whole requests only
+        if number_format == "d"
+        else alt.Axis(format=number_format)
+    )
+    return (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("t:T", title=tr("monitor_chart.time"), axis=alt.Axis(format="%H:%M:%S")),
+            y=alt.Y(
+                "value:Q",
+                title=tr(f"monitor_chart.unit.{group}"),
+                scale=alt.Scale(domain=domain),
+                axis=axis,
+            ),
+            color=alt.Color("series:N", title=None, legend=alt.Legend(orient="top")),
+        )
+    )
 
 
 @st.fragment(run_every=5)

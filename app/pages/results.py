@@ -4,18 +4,22 @@ until every verdict is in (or an admin unblinded early)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app.pages.draft_run import message_of
+from app.domain import describe
 from app.ui_state import db_session, lang, require_user, tr
 
+if TYPE_CHECKING:
+    from app.study_report import StudyReport
 
-def _chart(report: Any, ui_lang: str) -> None:
-    from app.study_report import REPORT_DIMENSIONS, text
+
+def _chart(report: StudyReport, ui_lang: str) -> None:
+    """Mean per arm and dimension with its 95% CI; the axis widens to show every interval whole."""
+    from app.study_report import REPORT_DIMENSIONS, SCALE, text
 
     rows = [
         {
@@ -32,17 +36,32 @@ def _chart(report: Any, ui_lang: str) -> None:
     if not rows:
         return
     data = pd.DataFrame(rows)
+    domain = [min(SCALE[0], float(data["low"].min())), max(SCALE[1], float(data["high"].max()))]
     base = alt.Chart(data).encode(
-        x=alt.X("dimension:N", title=None), xOffset="arm:N", color=alt.Color("arm:N", title=None)
+        x=alt.X(
+            "dimension:N", title=tr("results_chart.axis_dimension"), axis=alt.Axis(labelAngle=0)
+        ),
+        xOffset="arm:N",
+        color=alt.Color("arm:N", title=tr("results_chart.axis_arm")),
     )
-    bars = base.mark_bar().encode(y=alt.Y("mean:Q", scale=alt.Scale(domain=[0, 10]), title=None))
+    y = alt.Y(
+        "mean:Q",
+        scale=alt.Scale(domain=domain, nice=False),
+        title=tr("results_chart.axis_score"),
+        axis=alt.Axis(format=".1f"),
+    )
+    tooltip = ["arm:N", "dimension:N", alt.Tooltip("mean:Q", format=".2f"),
+               alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")]  # fmt: skip
+    bars = base.mark_bar().encode(y=y, tooltip=tooltip)
     whiskers = base.mark_rule(color="black").encode(y="low:Q", y2="high:Q")
+    scale_edges = alt.Chart(pd.DataFrame({"edge": list(SCALE)})).mark_rule(strokeDash=[4, 4])
     st.markdown(f"**{tr('results.chart')}**")
-    st.altair_chart(bars + whiskers, use_container_width=True)
+    st.altair_chart(bars + whiskers + scale_edges.encode(y="edge:Q"), width="stretch")
 
 
-def _report(report: Any) -> None:
+def _report(report: StudyReport) -> None:
     from app.study_report import (
+        caution_lines,
         early_unblinding_line,
         report_csv,
         report_docx,
@@ -53,10 +72,12 @@ def _report(report: Any) -> None:
 
     ui_lang = lang()
     st.caption(summary_line(report, ui_lang))
+    for line in caution_lines(report, ui_lang):
+        st.warning(line)
     if report.unblinded_at is not None:
         st.warning(early_unblinding_line(report, ui_lang))
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
-    st.dataframe(table, hide_index=True, use_container_width=True)
+    st.dataframe(table, hide_index=True, width="stretch")
     _chart(report, ui_lang)
     cols = st.columns(2)
     stem = f"study-{report.study_id}"
@@ -80,9 +101,9 @@ def render() -> None:
     st.title(tr("results.title"))
     try:
         with db_session() as session:
-            everything = studies.list_studies(user.name, session=session)
+            everything = studies.list_studies(session=session, actor=user)
     except Exception as exc:
-        st.error(tr("results.load_failed", detail=message_of(exc, lang())))
+        st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     if not everything:
         st.info(tr("results.none"))
@@ -96,11 +117,11 @@ def render() -> None:
     )
     try:
         with db_session() as session:
-            report = studies.results(user.name, study_id, session=session)
+            report = studies.results(study_id, session=session, actor=user)
     except ResultsLocked:
         st.info(tr("results.locked"))
         return
     except Exception as exc:
-        st.error(tr("results.load_failed", detail=message_of(exc, lang())))
+        st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     _report(report)

@@ -3,19 +3,23 @@ one scoring form per draft. Nothing on this page names the arm, model, endpoint 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.domain import describe
 from app.i18n import t
-from app.pages.draft_run import message_of
 from app.pages.findings_view import highlight_html
 from app.ui_state import db_session, lang, library, require_user, tr
+from audit.domain import User
+
+if TYPE_CHECKING:
+    from audit.review_domain import BlindDraft, BlindPair, ReviewerStudy
 
 DIMENSIONS = ("citation", "structure", "terminology")
 
 
-def _verdict_form(study_id: int, pair: Any, draft: Any, reviewer: str) -> None:
+def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: User) -> None:
     from app import studies
     from audit.review_domain import VerdictInput
 
@@ -45,21 +49,22 @@ def _verdict_form(study_id: int, pair: Any, draft: Any, reviewer: str) -> None:
     )
     try:
         with db_session() as session:
-            studies.submit_verdict(reviewer, draft.token, verdict, session=session)
+            studies.submit_verdict(draft.token, verdict, session=session, actor=reviewer)
     except Exception as exc:
-        st.error(tr("review.failed", detail=message_of(exc, lang())))
+        st.error(tr("review.failed", detail=describe(exc).text(lang())))
         return
     st.session_state["review.flash"] = tr("review.submitted")
     st.rerun()
 
 
-def _pair(study_id: int, pair: Any, reviewer: str) -> None:
+def _pair(study_id: int, pair: BlindPair, reviewer: User) -> None:
     st.subheader(tr("review.case", position=pair.position, total=pair.total))
     doc_type = library().types.get(pair.doc_type)
     with st.expander(tr("review.inputs")):
         for name, value in pair.values.items():
             spec = doc_type.get_field(name) if doc_type else None
-            st.markdown(f"**{spec.label(lang()) if spec else name}**: {value}")
+            shown = spec.choice_label(value, lang()) if spec else value
+            st.markdown(f"**{spec.label(lang()) if spec else name}**: {shown}")
     for column, draft in zip(st.columns(2), pair.drafts, strict=True):
         with column:
             st.markdown(f"### {tr('review.draft', slot=draft.slot)}")
@@ -67,19 +72,19 @@ def _pair(study_id: int, pair: Any, reviewer: str) -> None:
             _verdict_form(study_id, pair, draft, reviewer)
 
 
-def _load(reviewer: str) -> tuple[list[Any], Any, list[Any]] | None:
+def _load(reviewer: User) -> tuple[list[ReviewerStudy], int, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
     from app import studies
 
     with db_session() as session:
-        mine = studies.reviewer_studies(reviewer, session=session)
+        mine = studies.reviewer_studies(session=session, actor=reviewer)
         if not mine:
             return None
         names = {s.id: s.name for s in mine}
         chosen = st.selectbox(
             tr("studies.pick"), list(names), format_func=names.__getitem__, key="review.study"
         )
-        queue = studies.reviewer_queue(reviewer, chosen, session=session)
+        queue = studies.reviewer_queue(chosen, session=session, actor=reviewer)
         return mine, chosen, queue
 
 
@@ -91,9 +96,9 @@ def render() -> None:
     if flash:
         st.success(flash)
     try:
-        loaded = _load(user.name)
+        loaded = _load(user)
     except Exception as exc:
-        st.error(tr("review.load_failed", detail=message_of(exc, lang())))
+        st.error(tr("review.load_failed", detail=describe(exc).text(lang())))
         return
     if loaded is None or not loaded[2]:
         st.info(tr("review.empty"))
@@ -112,4 +117,4 @@ def render() -> None:
         format_func=lambda p: t("review.case", ui_lang, position=p, total=len(queue)),
         key=f"review.case.{study_id}.{done}",
     )
-    _pair(study_id, next(p for p in queue if p.position == position), user.name)
+    _pair(study_id, next(p for p in queue if p.position == position), user)

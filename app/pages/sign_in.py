@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import accounts
-from app.pages.draft_run import message_of
+from app.domain import describe
 from app.ui_state import current_user, db_session, lang, tr
 from audit.domain import User
 
@@ -37,7 +37,7 @@ def _sign_in_form() -> None:
         st.error(exc.message(lang()))
         return
     except Exception as exc:  # database unreachable etc.: a message, never a traceback
-        st.error(tr("auth.failed", detail=message_of(exc, lang())))
+        st.error(tr("auth.failed", detail=describe(exc).text(lang())))
         return
     accounts.remember(st.session_state, user)
     st.rerun()
@@ -46,8 +46,9 @@ def _sign_in_form() -> None:
 def _change_password_form(user: User) -> None:
     st.title(tr("auth.change_title"))
     st.info(tr("auth.change_intro"))
+    st.caption(tr("auth.one_time_help"))
     with st.form("change_password"):
-        old = st.text_input(tr("auth.password"), type="password", key="auth.old")
+        old = st.text_input(tr("auth.one_time_password"), type="password", key="auth.old")
         new = st.text_input(tr("auth.new_password"), type="password", key="auth.new")
         again = st.text_input(tr("auth.new_password_again"), type="password", key="auth.again")
         submitted = st.form_submit_button(tr("auth.change_submit"), type="primary")
@@ -57,9 +58,10 @@ def _change_password_form(user: User) -> None:
         st.error(tr("auth.mismatch"))
         return
     try:
-        updated = accounts.change_password(user, old, new)
+        with db_session() as session:
+            updated = accounts.change_password(old, new, session=session, user=user)
     except Exception as exc:  # too short, wrong old password, ...: the service explains
-        st.error(message_of(exc, lang()))
+        st.error(describe(exc).text(lang()))
         return
     accounts.remember(st.session_state, updated)
     st.rerun()

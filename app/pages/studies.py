@@ -3,27 +3,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
+from app.domain import describe
 from app.i18n import t
-from app.pages.draft_run import message_of
 from app.ui_state import db_session, lang, library, require_user, session_factory, settings, tr
+from audit.domain import User
 from audit.review_domain import ArmSpec, StudySpec
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+    from streamlit.elements.lib.column_types import ColumnConfig
+
+    from app.prompts import DocType
+    from app.studies import GenerationProgress
+    from audit.review_domain import Study, StudyProgress
 
 DEFAULT_TYPE = "cross-border-filing-guide"
 
 
 def _reviewer_names() -> list[str]:
-    from audit import users as user_store
+    from app import accounts
 
     with db_session() as session:
-        return [u.name for u in user_store.list_users(session=session) if u.role == "reviewer"]
+        return accounts.reviewer_names(session=session, actor=require_user("admin"))
 
 
-def _arm_inputs(column: Any, number: int, default_endpoint: str) -> ArmSpec:
+def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> ArmSpec:
     names = list(settings().all_endpoints())
     with column:
         st.markdown(f"**{tr('studies.arm_a' if number == 1 else 'studies.arm_b')}**")
@@ -40,7 +50,36 @@ def _arm_inputs(column: Any, number: int, default_endpoint: str) -> ArmSpec:
     return ArmSpec(label.strip(), endpoint, {"max_tokens": int(max_tokens)})
 
 
-def _create_form(actor: str) -> None:
+def _case_grid(doc_type: DocType) -> pd.DataFrame:
+    """One row per case; columns are the form's fields by label, choices as select cells."""
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
+    example = doc_type.example_values()
+    columns: dict[str, ColumnConfig] = {}
+    for spec in doc_type.fields:
+        label = spec.label(ui_lang) + (" *" if spec.required else "")
+        if spec.kind == "select":
+            columns[spec.name] = st.column_config.SelectboxColumn(
+                label,
+                options=list(spec.choices),
+                required=spec.required,
+                format_func=partial(spec.choice_label, lang=ui_lang),
+            )
+        else:
+            columns[spec.name] = st.column_config.TextColumn(
+                label, required=spec.required, max_chars=spec.max_length
+            )
+    first = {spec.name: example.get(spec.name, "") for spec in doc_type.fields}
+    edited: pd.DataFrame = st.data_editor(
+        pd.DataFrame([first]),
+        num_rows="dynamic",
+        hide_index=True,
+        column_config=columns,
+        key=f"study.cases.{doc_type.id}",
+    )
+    return edited
+
+
+def _create_form(actor: User) -> None:
     from app import studies
 
     lib = library()
@@ -57,11 +96,8 @@ def _create_form(actor: str) -> None:
     names = list(settings().all_endpoints())
     with st.form(f"study.create.{doc_id}"):
         name = st.text_input(tr("studies.name"), key="study.name")
-        cases = st.data_editor(
-            pd.DataFrame([doc_type.example_values()]),
-            num_rows="dynamic",
-            key=f"study.cases.{doc_id}",
-        )
+        st.caption(tr("studies.cases"))
+        cases = _case_grid(doc_type)
         left, right = st.columns(2)
         arms = (
             _arm_inputs(left, 1, names[0]),
@@ -70,51 +106,55 @@ def _create_form(actor: str) -> None:
         reviewers = st.multiselect(
             tr("studies.reviewers"), _reviewer_names(), key="study.reviewers"
         )
+        same_ok = st.checkbox(tr("study_page.same_arms_ok"), key="study.same_arms_ok")
         submitted = st.form_submit_button(tr("studies.create_submit"), type="primary")
     if not submitted:
         return
     rows = [
-        {k: "" if pd.isna(v) else str(v) for k, v in row.items()}
+        {k: "" if v is None or pd.isna(v) else str(v) for k, v in row.items()}
         for row in cases.to_dict("records")
     ]
     spec = StudySpec(name.strip(), doc_id, tuple(rows), arms, tuple(reviewers))
+    if studies.arms_identical(spec) and not same_ok:
+        st.warning(tr("study_page.same_arms"))
+        return
     try:
         with db_session() as session:
-            study = studies.create_study(actor, spec, session=session, settings=settings())
+            study = studies.create_study(spec, session=session, settings=settings(), actor=actor)
     except Exception as exc:
-        st.error(tr("studies.failed", detail=message_of(exc, lang())))
+        st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.created", id=study.id))
 
 
-def _generate(actor: str, study_id: int) -> None:
+def _generate(actor: User, study_id: int) -> None:
     from app import studies
 
     bar = st.progress(0.0, text=tr("studies.generating", done=0, total="…"))
 
-    def on_progress(state: Any) -> None:
+    def on_progress(state: GenerationProgress) -> None:
         fraction = state.done / state.total if state.total else 1.0
         bar.progress(fraction, text=tr("studies.generating", done=state.done, total=state.total))
 
     try:
         studies.generate_items(
-            actor,
             study_id,
             session_factory=session_factory(),
             settings=settings(),
             progress=on_progress,
+            actor=actor,
         )
     except Exception as exc:
-        st.error(tr("studies.failed", detail=message_of(exc, lang())))
+        st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.generated"))
 
 
-def _progress(actor: str, study: Any) -> Any:
+def _progress(actor: User, study: Study) -> StudyProgress:
     from app import studies
 
     with db_session() as session:
-        progress = studies.study_progress(actor, study.id, session=session)
+        progress = studies.study_progress(study.id, session=session, actor=actor)
     st.progress(
         progress.items_complete / max(1, progress.items_total),
         text=tr(
@@ -132,7 +172,7 @@ def _progress(actor: str, study: Any) -> Any:
     return progress
 
 
-def _unblind(actor: str, study: Any) -> None:
+def _unblind(actor: User, study: Study) -> None:
     from app import studies
 
     if study.unblinded_at is not None:
@@ -155,18 +195,18 @@ def _unblind(actor: str, study: Any) -> None:
         return
     try:
         with db_session() as session:
-            studies.unblind_early(actor, study.id, session=session, reason=reason)
+            studies.unblind_early(study.id, session=session, reason=reason, actor=actor)
     except Exception as exc:
-        st.error(tr("studies.failed", detail=message_of(exc, lang())))
+        st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.unblind_done"))
 
 
-def _existing(actor: str) -> None:
+def _existing(actor: User) -> None:
     from app import studies
 
     with db_session() as session:
-        everything = studies.list_studies(actor, session=session)
+        everything = studies.list_studies(session=session, actor=actor)
     if not everything:
         st.info(tr("studies.none"))
         return
@@ -193,9 +233,9 @@ def render() -> None:
     st.title(tr("studies.title"))
     create, existing = st.tabs([tr("studies.create"), tr("studies.list")])
     with create:
-        _create_form(user.name)
+        _create_form(user)
     with existing:
         try:
-            _existing(user.name)
+            _existing(user)
         except Exception as exc:
-            st.error(tr("studies.load_failed", detail=message_of(exc, lang())))
+            st.error(tr("studies.load_failed", detail=describe(exc).text(lang())))

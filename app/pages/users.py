@@ -1,13 +1,14 @@
-"""Users page (admin): add an account with a one-time password, list the accounts."""
+"""Users page (admin): add an account with a one-time password, list the accounts, disable or
+enable one, reset a password (the user must change it at the next sign-in)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from app import accounts
+from app.domain import describe
 from app.i18n import t
-from app.pages.draft_run import message_of
-from app.ui_state import lang, require_user, tr
+from app.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 
 
@@ -24,13 +25,43 @@ def _add_form(admin: User) -> None:
     if not submitted:
         return
     try:
-        created, generated = accounts.add_user(admin, name, role, password or None)
+        with db_session() as session:
+            created, generated = accounts.add_user(
+                name, role, password or None, session=session, actor=admin
+            )
     except Exception as exc:  # bad name, weak password, taken name: the service explains
-        st.error(tr("users.failed", detail=message_of(exc, lang())))
+        st.error(tr("users.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("users.added", name=created.name, role=tr(f"role.{created.role}")))
     if generated:
         st.info(tr("users.one_time_password", password=generated))
+
+
+def _manage_form(admin: User, everyone: list[User]) -> None:
+    """Disable / enable an account, or reset its password to a one-time one."""
+    st.subheader(tr("users.manage"))
+    names = [u.name for u in everyone]
+    with st.form("users.manage"):
+        name = st.selectbox(tr("users.name"), names, key="users.manage_name")
+        cols = st.columns(3)
+        disable = cols[0].form_submit_button(tr("users.disable"))
+        enable = cols[1].form_submit_button(tr("users.enable"))
+        reset = cols[2].form_submit_button(tr("users.reset"))
+    if not (disable or enable or reset) or name is None:
+        return
+    try:
+        with db_session() as session:
+            if reset:
+                password = accounts.reset_user_password(name, session=session, actor=admin)
+            else:
+                accounts.set_user_disabled(name, disable, session=session, actor=admin)
+    except Exception as exc:  # unknown user, disabling oneself: the service explains
+        st.error(tr("users.failed", detail=describe(exc).text(lang())))
+        return
+    if reset:
+        st.info(tr("users.reset_done", name=name, password=password))
+    else:
+        st.success(tr("users.disabled_done" if disable else "users.enabled_done", name=name))
 
 
 def render() -> None:
@@ -38,9 +69,21 @@ def render() -> None:
     accounts.require_role(user, "admin")
     st.title(tr("users.title"))
     _add_form(user)
+    with db_session() as session:
+        everyone = accounts.list_users(session=session, actor=user)
+    _manage_form(user, everyone)
     st.subheader(tr("users.list"))
-    everyone = accounts.list_users(user)
     st.dataframe(
-        [{tr("users.name"): u.name, tr("users.role"): tr(f"role.{u.role}")} for u in everyone],
+        [
+            {
+                tr("users.name"): u.name,
+                tr("users.role"): tr(f"role.{u.role}"),
+                tr("users.state"): tr(
+                    "users.state_disabled" if u.disabled else "users.state_active"
+                ),
+                tr("users.must_change"): tr("users.yes") if u.must_change_password else "",
+            }
+            for u in everyone
+        ],
         hide_index=True,
     )

@@ -1,1 +1,1 @@
-"""The embedded CPU LLM server (`lexspec serve`) and its tooling: speculative engine, drafters, metrics."""
+"""The embedded CPU LLM server (`lexspec serve`): HTTP API, speculative engine, drafters, its own /metrics. Operator tools that read a server live in app/ops/."""

@@ -40,6 +40,12 @@ DECAY = 0.995
 RECOVER = 0.02  # per skipped proposal
 MIN_GAIN = 1.05  # expected speed-up a draft must promise
 MAX_DRAFT = 32  # longest survival curve asked for (verify batches stay below 32 rows anyway)
+# Passes of plain decoding a request gets when its drafts stop paying, doubled each time: long
+# enough to move past the passage that defeated the drafter, short enough to try again soon.
+FIRST_COOLDOWN = 16
+# The seed points' weight halves after this many passes observed on real traffic (and keeps
+# fading): soon the machine's own timings outweigh the start-up calibration or DEFAULT_SEED.
+SEED_FADE = 16
 OUTLIER = 10.0  # a pass this many times off the fit (a stall, a swapped-out process) is ignored
 
 
@@ -86,7 +92,7 @@ class PassCost:
         # relative error matters, not absolute: weight each point by 1/seconds; the seed fades
         # as traffic comes in (it keeps the shape where traffic has no passes of some size)
         fade = np.array(
-            [1.0 / (1.0 + len(self.recent) / 16)] * len(self.seed) + [1.0] * len(self.recent)
+            [1.0 / (1.0 + len(self.recent) / SEED_FADE)] * len(self.seed) + [1.0] * len(self.recent)
         )
         w = fade / np.maximum(y, 1e-6)
         self.theta = np.linalg.lstsq(x * w[:, None], y * w, rcond=None)[0]
@@ -223,7 +229,7 @@ class RequestGovernor:
         self.spent = 0.0
         self.steps = 0
         self.cooldown = 0
-        self.penalty = 16
+        self.penalty = FIRST_COOLDOWN
         self.missed = False  # the last pass rejected a draft: a correction token came next
 
     def tag(self, source: str) -> str:

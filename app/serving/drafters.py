@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from app.domain import Bilingual
 from app.serving.corpus import Corpus
 from app.serving.model import Model
 from app.serving.sampling import SamplingParams, draw, probs
@@ -158,15 +159,25 @@ def check_vocab(target: Model, draft: Model, samples: int = 512) -> None:
     """Refuse a draft model whose vocabulary differs (size, then a token-by-token sample)."""
     if target.n_vocab != draft.n_vocab:
         raise VocabMismatch(
-            f"草稿模型词表与目标模型不一致 / draft vocabulary differs from the target's: "
-            f"{draft.n_vocab} vs {target.n_vocab} tokens"
+            str(
+                Bilingual(
+                    "草稿模型词表与目标模型不一致",
+                    f"draft vocabulary differs from the target's: "
+                    f"{draft.n_vocab} vs {target.n_vocab} tokens",
+                )
+            )
         )
     step = max(1, target.n_vocab // samples)
     for tok in range(0, target.n_vocab, step):
         if target.pieces[tok] != draft.pieces[tok]:
             raise VocabMismatch(
-                f"草稿模型词表与目标模型不一致 / draft vocabulary differs from the target's: "
-                f"token {tok} is {target.pieces[tok]!r} vs {draft.pieces[tok]!r}"
+                str(
+                    Bilingual(
+                        "草稿模型词表与目标模型不一致",
+                        f"draft vocabulary differs from the target's: "
+                        f"token {tok} is {target.pieces[tok]!r} vs {draft.pieces[tok]!r}",
+                    )
+                )
             )
 
 

@@ -6,8 +6,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.serving.corpus import Corpus
-from app.serving.drafters import Drafter, ModelDrafter, NgramDrafter, RetrievalDrafter, check_vocab
+from app.domain import Bilingual
+from app.serving.drafter_registry import DRAFTERS, MODES, SpeculativeMode
+from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
 from app.serving.model import Model
 from app.serving.server import ServerState, make_app
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 class ServeOptions:
     model_path: Path
     model_name: str
-    speculative: str = "off"  # off | ngram | retrieval | draft
+    speculative: SpeculativeMode = "off"  # a name in app/serving/drafter_registry.DRAFTERS
     num_speculative_tokens: int = 8
     draft_model_path: Path | None = None
     prompts_dir: Path | None = None
@@ -39,26 +40,19 @@ class ServeError(RuntimeError):
 
 
 def build_drafter(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float]:
-    """The drafter for the mode, and its cost per drafted token relative to a target step."""
-    lo, hi = opts.prompt_lookup_min, opts.prompt_lookup_max
-    if opts.speculative == "off":
-        return None, 0.0
-    if opts.speculative == "ngram":
-        return NgramDrafter(lo, hi), 0.0
-    if opts.speculative == "retrieval":
-        corpus = Corpus(lambda t: target.tokenize(t), opts.prompts_dir, opts.corpus_dir)
-        log.info("corpus: %d files, %d tokens", corpus.n_files, corpus.n_tokens)
-        return RetrievalDrafter(corpus, lo, hi), 0.0
-    if opts.speculative == "draft":
-        if opts.draft_model_path is None:
-            raise ServeError(
-                "draft 模式需要 --draft-model / --speculative draft needs --draft-model GGUF"
+    """The drafter for the mode (see DRAFTERS), and its cost per drafted token relative to a
+    target step."""
+    factory = DRAFTERS.get(opts.speculative)
+    if factory is None:
+        raise ServeError(
+            str(
+                Bilingual(
+                    "未知的推测模式",
+                    f"unknown speculative mode: {opts.speculative} (one of {', '.join(MODES)})",
+                )
             )
-        draft = Model(opts.draft_model_path, n_ctx=opts.n_ctx, n_threads=opts.n_threads)
-        check_vocab(target, draft)
-        ratio = draft.path.stat().st_size / max(1, target.path.stat().st_size)
-        return ModelDrafter(draft), ratio  # file size as a proxy for per-token compute
-    raise ServeError(f"未知的推测模式 / unknown speculative mode: {opts.speculative}")
+        )
+    return factory(opts, target)
 
 
 def build_state(opts: ServeOptions) -> ServerState:

@@ -72,6 +72,8 @@ class Metrics:
         "vllm:spec_decode_num_accepted_tokens": "Number of accepted tokens.",
         "vllm:spec_decode_num_accepted_tokens_per_pos": "Accepted tokens per draft position.",
         "vllm:prompt_tokens": "Number of prefill tokens processed.",
+        "vllm:prefix_cache_queries": "Prefix cache queries, in terms of number of queried tokens.",
+        "vllm:prefix_cache_hits": "Prefix cache hits, in terms of number of cached tokens.",
         "vllm:generation_tokens": "Number of generation tokens processed.",
         "vllm:request_success": "Count of successfully processed requests.",
     }

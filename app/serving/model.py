@@ -14,17 +14,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import llama_cpp
 import numpy as np
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-# Prompt tokens are decoded in chunks that end at absolute positions divisible by CHUNK, and KV
-# reuse stops at such a boundary. llama.cpp's CPU kernels give different numerics for a batch of
-# >= 32 rows than for smaller ones, so without a fixed layout the same prompt would yield
-# different logits depending on what the previous request left in the cache.
-CHUNK = 128
-# Batches below this many rows give bit-identical rows whatever their size (flash attention);
-# a verify pass (pending token + K drafts) must stay below it for lossless speculation.
+from app.domain import Bilingual
+
+# llama.cpp's CPU kernels may give different numerics for a batch of >= 32 rows than for
+# smaller ones, while batches below this many rows give bit-identical rows whatever their size
+# (flash attention). Every llama_decode call stays below it: a verify pass (pending token + K
+# drafts) for lossless speculation, and prompts, which are decoded in pieces of this size, so a
+# token's KV entry is the same whichever request computed it and KV reuse can stop at any token.
 MAX_INVARIANT_ROWS = 31
 
 
@@ -32,12 +33,16 @@ class ModelError(RuntimeError):
     """The model could not be loaded or decoded (bad path, context overflow, ...)."""
 
 
+class TemplateError(ValueError):
+    """The model's chat template refused the messages (e.g. roles that do not alternate)."""
+
+
 class Model:
     """One loaded GGUF model; `cached` mirrors the tokens whose KV entries are in sequence 0."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_threads: int, n_batch: int = 512) -> None:
         if not Path(path).is_file():
-            raise ModelError(f"模型文件不存在 / model file not found: {path}")
+            raise ModelError(str(Bilingual("模型文件不存在", f"model file not found: {path}")))
         with contextlib.redirect_stderr(io.StringIO()):
             self.llama = llama_cpp.Llama(
                 model_path=str(path),
@@ -59,7 +64,6 @@ class Model:
         self._mem = llama_cpp.llama_get_memory(self._ctx)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.cached: list[int] = []
-        self._prefilled = 0  # leading cached tokens whose KV came from a (canonical) prefill
         self.pieces = [self._piece(t) for t in range(self.n_vocab)]
         self.eog = frozenset(
             t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t)
@@ -97,7 +101,10 @@ class Model:
         if self._formatter is None:
             text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
             return self.tokenize(text, add_bos=True)
-        result = self._formatter(messages=messages)  # type: ignore[arg-type]
+        try:
+            result = self._formatter(messages=messages)  # type: ignore[arg-type]
+        except jinja2.TemplateError as exc:  # the template's own raise_exception(...)
+            raise TemplateError(str(exc)) from exc
         return self.tokenize(result.prompt, special=True, add_bos=not result.added_special)
 
     # --- KV cache and decoding --------------------------------------------------------
@@ -108,19 +115,15 @@ class Model:
                 llama_cpp.llama_memory_clear(self._mem, True)
                 n = 0
             del self.cached[n:]
-            self._prefilled = min(self._prefilled, n)
 
     def prefill(self, prompt: Sequence[int]) -> int:
         """Put all but the last prompt token into the KV cache; return how many were reused.
 
-        Only KV computed by an earlier prefill is reused (never tokens that were generated),
-        and only up to a CHUNK boundary, so the cache content never depends on history.
+        The longest prefix the cache already holds is kept, whatever computed it: every batch
+        is batch-invariant (MAX_INVARIANT_ROWS), so reused and fresh KV are bit-identical.
         """
-        n = self._shared(prompt, min(self._prefilled, len(prompt) - 1))
-        n -= n % CHUNK
-        self.truncate(n)
+        n = self.reuse_prefix(prompt)
         self.decode(prompt[n:-1], 0)
-        self._prefilled = len(prompt) - 1
         return n
 
     def reuse_prefix(self, tokens: Sequence[int]) -> int:
@@ -139,22 +142,24 @@ class Model:
     def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
         """Append `tokens` to the sequence; return logits rows for its last `n_logits` tokens.
 
-        Chunks end at multiples of CHUNK, except that a batch small enough to be
-        batch-invariant (a verify pass) goes in one piece wherever it starts. The result is a
-        view into llama.cpp's buffer (valid until the next decode) unless the rows span two
-        chunks.
+        Decoded in pieces of at most MAX_INVARIANT_ROWS tokens (a verify pass is one piece).
+        The result is a view into llama.cpp's buffer (valid until the next decode) unless the
+        rows span two pieces.
         """
         if len(self.cached) + len(tokens) > self.n_ctx:
             raise ModelError(
-                f"上下文已满 / context full: {len(self.cached) + len(tokens)} > {self.n_ctx}"
+                str(
+                    Bilingual(
+                        "上下文已满",
+                        f"context full: {len(self.cached) + len(tokens)} > {self.n_ctx}",
+                    )
+                )
             )
         first_logit = len(tokens) - n_logits
         rows: list[np.ndarray] = []
         start = 0
         while start < len(tokens):
-            pos = len(self.cached)
-            size = len(tokens) if len(tokens) <= MAX_INVARIANT_ROWS else CHUNK - pos % CHUNK
-            chunk = tokens[start : start + size]
+            chunk = tokens[start : start + MAX_INVARIANT_ROWS]
             want = max(0, start + len(chunk) - max(first_logit, start))
             self._decode_chunk(chunk, want)
             if want:

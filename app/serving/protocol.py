@@ -1,4 +1,8 @@
-"""OpenAI-compatible request parsing and error bodies for the embedded server."""
+"""OpenAI-compatible request parsing and error bodies for the embedded server.
+
+Requests are validated as the OpenAI API does: a field of the wrong type is a 400 naming the
+field (`param`), never coerced (`"stream": "false"` is not false) and never a 500.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,13 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.domain import Bilingual
+
+# The roles every chat template formats (and the plain "role: content" fallback for a model
+# without one); tool and function messages need tool calling, which this server does not offer.
+CHAT_ROLES = ("system", "user", "assistant")
+MAX_STOP = 4  # OpenAI's limit on stop sequences
 
 
 class ApiError(Exception):
@@ -18,7 +29,13 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.param = param
-        self.kind = kind or ("invalid_request_error" if status == 400 else "not_found_error")
+        self.kind = kind or (
+            "not_found_error"
+            if status == 404
+            else "server_error"
+            if status >= 500
+            else "invalid_request_error"
+        )
 
     def body(self) -> dict[str, Any]:
         return {
@@ -47,74 +64,187 @@ def _number(body: dict[str, Any], key: str, default: float) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ApiError(400, f"{key} 必须是数字 / {key} must be a number", param=key)
+        raise ApiError(
+            400, str(Bilingual(f"{key} 必须是数字", f"{key} must be a number")), param=key
+        )
     return float(value)
 
 
-def _messages(body: dict[str, Any]) -> list[dict[str, Any]]:
-    messages = body.get("messages")
+def _integer(body: dict[str, Any], key: str) -> int | None:
+    value = body.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ApiError(
+            400, str(Bilingual(f"{key} 必须是整数", f"{key} must be an integer")), param=key
+        )
+    return value
+
+
+def _content(content: Any, where: str, role: str) -> str:
+    """A message's text: a string, or a list of `{"type": "text", "text": str}` parts."""
+    if isinstance(content, str):
+        return content
+    if content is None and role == "assistant":  # OpenAI allows it (a tool-call turn)
+        return ""
+    if not isinstance(content, list):
+        raise ApiError(
+            400,
+            f"{where}.content 必须是字符串或文本片段列表 / "
+            f"{where}.content must be a string or a list of text parts",
+            param=f"{where}.content",
+        )
+    texts = []
+    for j, part in enumerate(content):
+        at = f"{where}.content[{j}]"
+        if not isinstance(part, dict) or part.get("type") != "text":
+            raise ApiError(
+                400,
+                str(
+                    Bilingual(
+                        f"{at} 只支持 type 为 text 的片段",
+                        f"{at}: only parts of type `text` are supported",
+                    )
+                ),
+                param=at,
+            )
+        if not isinstance(part.get("text"), str):
+            raise ApiError(
+                400,
+                str(Bilingual(f"{at}.text 必须是字符串", f"{at}.text must be a string")),
+                param=f"{at}.text",
+            )
+        texts.append(part["text"])
+    return "".join(texts)
+
+
+def parse_messages(messages: Any) -> list[dict[str, str]]:
+    """Chat messages as `{"role", "content"}` strings; 400 naming the first bad field."""
     if not isinstance(messages, list) or not messages:
         raise ApiError(
-            400, "messages 不能为空 / messages must be a non-empty list", param="messages"
+            400,
+            str(Bilingual("messages 不能为空", "messages must be a non-empty list")),
+            param="messages",
         )
     out = []
     for i, m in enumerate(messages):
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+        where = f"messages[{i}]"
+        if not isinstance(m, dict):
             raise ApiError(
-                400, f"第 {i} 条消息无效 / message {i} needs a role and content", param="messages"
+                400,
+                str(Bilingual(f"{where} 必须是对象", f"{where} must be an object")),
+                param=where,
             )
-        content = m.get("content") or ""
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        out.append({"role": m["role"], "content": str(content)})
+        role = m.get("role")
+        if not isinstance(role, str) or role not in CHAT_ROLES:
+            raise ApiError(
+                400,
+                f"{where}.role 无效：{role!r}，可用 {', '.join(CHAT_ROLES)} / "
+                f"{where}.role {role!r} is not one of {', '.join(CHAT_ROLES)}",
+                param=f"{where}.role",
+            )
+        if "content" not in m and role != "assistant":
+            raise ApiError(
+                400,
+                str(Bilingual(f"{where} 缺少 content", f"{where} needs content")),
+                param=f"{where}.content",
+            )
+        out.append({"role": role, "content": _content(m.get("content"), where, role)})
     return out
+
+
+def _stop(body: dict[str, Any]) -> list[str]:
+    stop = body.get("stop")
+    stop = [] if stop is None else [stop] if isinstance(stop, str) else stop
+    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
+        raise ApiError(
+            400,
+            str(
+                Bilingual(
+                    "stop 必须是字符串或字符串列表", "stop must be a string or a list of strings"
+                )
+            ),
+            param="stop",
+        )
+    if len(stop) > MAX_STOP:
+        raise ApiError(
+            400,
+            str(
+                Bilingual(
+                    f"stop 最多 {MAX_STOP} 个",
+                    f"at most {MAX_STOP} stop sequences, got {len(stop)}",
+                )
+            ),
+            param="stop",
+        )
+    return stop
+
+
+def _flags(body: dict[str, Any]) -> bool:
+    """`stream` (a real boolean), and `n` (only 1: this server returns one choice)."""
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise ApiError(
+            400, str(Bilingual("stream 必须是布尔值", "stream must be a boolean")), param="stream"
+        )
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, dict):
+        raise ApiError(
+            400,
+            str(Bilingual("stream_options 必须是对象", "stream_options must be an object")),
+            param="stream_options",
+        )
+    n = _integer(body, "n")
+    if n is not None and n != 1:
+        raise ApiError(
+            400, str(Bilingual("n 只支持 1", f"only n = 1 is supported, got {n}")), param="n"
+        )
+    return bool(stream)
+
+
+def _max_tokens(body: dict[str, Any]) -> int | None:
+    key = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
+    raw = body.get(key)
+    if raw is not None and (isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0):
+        raise ApiError(
+            400,
+            str(Bilingual(f"{key} 必须是正整数", f"{key} must be a positive integer, got {raw}")),
+            param=key,
+        )
+    return raw
 
 
 def parse_chat(body: Any) -> ChatRequest:
     """Validate a /v1/chat/completions body (the model name is checked by the server)."""
     if not isinstance(body, dict):
-        raise ApiError(400, "请求体必须是 JSON 对象 / the body must be a JSON object")
+        raise ApiError(
+            400, str(Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"))
+        )
     temperature = _number(body, "temperature", 1.0)
     if not 0.0 <= temperature <= 2.0:
         raise ApiError(
             400,
-            f"temperature 必须在 0 到 2 之间 / temperature must be in [0, 2], got {temperature}",
+            str(
+                Bilingual(
+                    "temperature 必须在 0 到 2 之间",
+                    f"temperature must be in [0, 2], got {temperature}",
+                )
+            ),
             param="temperature",
         )
     top_p = _number(body, "top_p", 1.0)
     if not 0.0 < top_p <= 1.0:
         raise ApiError(
-            400, f"top_p 必须在 (0, 1] 之间 / top_p must be in (0, 1], got {top_p}", param="top_p"
-        )
-    raw_max = body.get("max_completion_tokens", body.get("max_tokens"))
-    max_tokens = None
-    if raw_max is not None:
-        if isinstance(raw_max, bool) or not isinstance(raw_max, int) or raw_max <= 0:
-            raise ApiError(
-                400,
-                f"max_tokens 必须是正整数 / max_tokens must be a positive integer, got {raw_max}",
-                param="max_tokens",
-            )
-        max_tokens = raw_max
-    seed = body.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ApiError(400, "seed 必须是整数 / seed must be an integer", param="seed")
-    stop = body.get("stop") or []
-    stop = [stop] if isinstance(stop, str) else stop
-    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
-        raise ApiError(
             400,
-            "stop 必须是字符串或字符串列表 / stop must be a string or a list of strings",
-            param="stop",
+            str(Bilingual("top_p 必须在 (0, 1] 之间", f"top_p must be in (0, 1], got {top_p}")),
+            param="top_p",
         )
     return ChatRequest(
-        messages=_messages(body),
-        stream=bool(body.get("stream", False)),
+        messages=parse_messages(body.get("messages")),
+        stream=_flags(body),
         temperature=temperature,
         top_p=top_p,
-        max_tokens=max_tokens,
-        seed=seed,
-        stop=stop,
+        max_tokens=_max_tokens(body),
+        seed=_integer(body, "seed"),
+        stop=_stop(body),
     )
 
 

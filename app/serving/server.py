@@ -1,5 +1,9 @@
 """The embedded OpenAI-compatible HTTP server (Starlette): chat completions, models, tokenize,
-health and Prometheus metrics. Generation runs on the model worker thread."""
+health and Prometheus metrics. Generation runs on the model worker thread; tokenization runs
+on a thread of its own, so a large prompt never holds up the event loop (and /health).
+
+Every error, including unknown routes, wrong methods, oversized or malformed bodies and
+unexpected failures, is OpenAI's JSON error body with a 4xx/5xx status."""
 
 from __future__ import annotations
 
@@ -11,11 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from app.domain import Bilingual
 from app.serving.metrics import Metrics
+from app.serving.model import TemplateError
 from app.serving.protocol import (
     ApiError,
     ChatRequest,
@@ -23,10 +30,13 @@ from app.serving.protocol import (
     chunk,
     completion_id,
     parse_chat,
+    parse_messages,
 )
 from app.serving.sampling import SamplingParams
 from app.serving.speculative import Engine, Request
 from app.serving.worker import Job, Outcome, Worker
+
+MAX_BODY_BYTES = 2 * 1024 * 1024  # 2 MB: far above the context (4,096 tokens is ~20 kB of text)
 
 
 @dataclass
@@ -45,11 +55,31 @@ def _error(exc: ApiError) -> JSONResponse:
     return JSONResponse(exc.body(), status_code=exc.status)
 
 
+def _too_large() -> ApiError:
+    return ApiError(
+        413,
+        f"请求体超过 {MAX_BODY_BYTES // (1024 * 1024)} MB / "
+        f"the body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MB",
+    )
+
+
 async def _json_body(request: HttpRequest) -> Any:
+    """The parsed body; 413 past MAX_BODY_BYTES (read no further), 400 when it is not JSON."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise _too_large()
+    data = bytearray()
+    async for part in request.stream():
+        data += part
+        if len(data) > MAX_BODY_BYTES:
+            raise _too_large()
     try:
-        return await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"请求体不是有效的 JSON / the body is not valid JSON: {exc}") from exc
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+        reason = "too deeply nested" if isinstance(exc, RecursionError) else str(exc)
+        raise ApiError(
+            400, str(Bilingual("请求体不是有效的 JSON", f"the body is not valid JSON: {reason}"))
+        ) from exc
 
 
 def _check_model(state: ServerState, body: dict[str, Any]) -> None:
@@ -57,7 +87,12 @@ def _check_model(state: ServerState, body: dict[str, Any]) -> None:
     if name not in (None, "", state.model_name, state.engine.model.path.name):
         raise ApiError(
             404,
-            f"模型 `{name}` 不存在 / the model `{name}` does not exist (served: {state.model_name})",
+            str(
+                Bilingual(
+                    f"模型 `{name}` 不存在",
+                    f"the model `{name}` does not exist (served: {state.model_name})",
+                )
+            ),
             param="model",
         )
 
@@ -104,6 +139,29 @@ async def _stream(state: ServerState, job: Job, cid: str) -> AsyncIterator[str]:
         job.request.cancelled.set()  # the client left (or we finished): free the slot
 
 
+async def _client_gone(request: HttpRequest) -> None:
+    """Return once the client has disconnected (the body has been read already)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _collect_while_connected(
+    request: HttpRequest, state: ServerState, job: Job, cid: str
+) -> Response:
+    """The whole completion, unless the client leaves first: then the job is cancelled, which
+    frees the worker at its next step instead of finishing a response nobody will read."""
+    collect = asyncio.ensure_future(_collect(state, job, cid))
+    gone = asyncio.ensure_future(_client_gone(request))
+    try:
+        done, _ = await asyncio.wait({collect, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        collect.cancel()  # a no-op once it is done; else its `finally` cancels the job
+    if collect in done:
+        return collect.result()
+    return Response(status_code=499)  # nobody reads it (nginx's "client closed request")
+
+
 async def _collect(state: ServerState, job: Job, cid: str) -> JSONResponse:
     parts: list[str] = []
     try:
@@ -133,8 +191,24 @@ async def _collect(state: ServerState, job: Job, cid: str) -> JSONResponse:
     return JSONResponse(body)
 
 
-def _make_job(state: ServerState, chat: ChatRequest) -> Job:
-    prompt = state.engine.model.chat_tokens(chat.messages)
+async def _chat_tokens(state: ServerState, messages: list[dict[str, str]]) -> list[int]:
+    """The prompt's tokens, computed off the event loop (a 2 MB prompt takes seconds)."""
+    try:
+        return await asyncio.to_thread(state.engine.model.chat_tokens, messages)
+    except TemplateError as exc:
+        raise ApiError(
+            400,
+            str(
+                Bilingual(
+                    "聊天模板拒绝了这些消息", f"the chat template refused the messages: {exc}"
+                )
+            ),
+            param="messages",
+        ) from exc
+
+
+async def _make_job(state: ServerState, chat: ChatRequest) -> Job:
+    prompt = await _chat_tokens(state, chat.messages)
     max_tokens = check_length(len(prompt), chat.max_tokens, state.max_model_len)
     params = SamplingParams(temperature=chat.temperature, top_p=chat.top_p)
     req = Request(prompt=prompt, max_tokens=max_tokens, params=params, seed=chat.seed)
@@ -147,14 +221,14 @@ async def chat_completions(request: HttpRequest) -> Response:
         body = await _json_body(request)
         chat = parse_chat(body)
         _check_model(state, body)
-        job = _make_job(state, chat)
+        job = await _make_job(state, chat)
     except ApiError as exc:
         return _error(exc)
     state.worker.submit(job)
     cid = completion_id()
     if chat.stream:
         return StreamingResponse(_stream(state, job, cid), media_type="text/event-stream")
-    return await _collect(state, job, cid)
+    return await _collect_while_connected(request, state, job, cid)
 
 
 async def tokenize(request: HttpRequest) -> Response:
@@ -163,16 +237,32 @@ async def tokenize(request: HttpRequest) -> Response:
     try:
         body = await _json_body(request)
         if not isinstance(body, dict):
-            raise ApiError(400, "请求体必须是 JSON 对象 / the body must be a JSON object")
+            raise ApiError(
+                400, str(Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"))
+            )
         _check_model(state, body)
         if "messages" in body:
-            tokens = model.chat_tokens(parse_chat({"messages": body["messages"]}).messages)
+            tokens = await _chat_tokens(state, parse_messages(body["messages"]))
         elif isinstance(body.get("prompt"), str):
-            tokens = model.tokenize(
-                body["prompt"], add_bos=bool(body.get("add_special_tokens", True))
-            )
+            add_bos = body.get("add_special_tokens", True)
+            if not isinstance(add_bos, bool):
+                raise ApiError(
+                    400,
+                    str(
+                        Bilingual(
+                            "add_special_tokens 必须是布尔值",
+                            "add_special_tokens must be a boolean",
+                        )
+                    ),
+                    param="add_special_tokens",
+                )
+            tokens = await asyncio.to_thread(model.tokenize, body["prompt"], add_bos=add_bos)
         else:
-            raise ApiError(400, "需要 messages 或 prompt / give messages or prompt", param="prompt")
+            raise ApiError(
+                400,
+                str(Bilingual("需要 messages 或 prompt", "give messages or prompt")),
+                param="prompt",
+            )
     except ApiError as exc:
         return _error(exc)
     return JSONResponse(
@@ -202,6 +292,31 @@ async def metrics(request: HttpRequest) -> Response:
     return PlainTextResponse(state.metrics.render(), media_type="text/plain; version=0.0.4")
 
 
+async def _http_error(request: HttpRequest, exc: Exception) -> Response:
+    """Unknown routes (404) and wrong methods (405), as JSON."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        message = str(
+            Bilingual(f"{request.method} 不适用于 {request.url.path}", "method not allowed")
+        )
+    elif exc.status_code == 404:
+        message = str(Bilingual("没有这个地址", f"no such route: {request.url.path}"))
+    else:
+        message = exc.detail
+    response = _error(ApiError(exc.status_code, message))
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def _server_error(request: HttpRequest, exc: Exception) -> Response:
+    """A failure nobody foresaw: still JSON (the traceback goes to the server log)."""
+    return _error(
+        ApiError(
+            500, str(Bilingual("服务内部错误", f"internal server error: {type(exc).__name__}"))
+        )
+    )
+
+
 def make_app(state: ServerState) -> Starlette:
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
@@ -211,6 +326,8 @@ def make_app(state: ServerState) -> Starlette:
         Route("/health", health, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(
+        routes=routes, exception_handlers={HTTPException: _http_error, Exception: _server_error}
+    )
     app.state.lexspec = state
     return app

@@ -21,11 +21,20 @@ from app.serving.adaptive import (
     plan,
     time_passes,
 )
-from app.serving.drafters import Drafter
+from app.serving.drafters import Draft, Drafter
 from app.serving.model import MAX_INVARIANT_ROWS, Model
 from app.serving.sampling import SamplingParams, next_token, verify
 
 WARM_TEXT = "第一条 为了规范数据出境活动，保护个人信息权益，维护国家安全。"
+# A draft model's proposals rest on no lookup match; their acceptance is learnt as if anchored on
+# this many tokens, the bucket whose prior (0.92, adaptive.PRIOR) suits a same-family draft model.
+MODEL_MATCH_LEN = 16
+# Start-up calibration times passes at two context lengths, near the start of a prompt and deep
+# into one (the longest pass ends at CALIBRATION_FAR): the cost fit is linear in context length,
+# so two points fix that slope; rows double up to a full verify pass (k_max + 1) for the curve.
+CALIBRATION_NEAR = 150
+CALIBRATION_FAR = 600
+CALIBRATION_ROWS = (1, 2, 4, 8)
 
 
 def time_passes_at(
@@ -87,6 +96,7 @@ class Engine:
         self.adaptive = adaptive
         self.draft_cost = draft_cost  # cost of drafting one token, relative to a target step
         self.cost = PassCost()
+        self.last_reused = 0  # prompt tokens of the last request served from the prefix cache
         self._acceptance: dict[tuple[bool, str], AcceptanceModel] = {}
 
     def acceptance(self, params: SamplingParams, source: str) -> AcceptanceModel:
@@ -103,14 +113,15 @@ class Engine:
     def calibrate(self) -> PassCost:
         """Time passes of 1..k_max+1 rows near the start and deep into a context (a second or
         two); they seed the cost model, which then keeps learning from real passes."""
-        sizes = sorted({1, 2, 4, 8, self.k_max + 1})
-        self.cost = PassCost(time_passes_at(self.model, (150, 599 - self.k_max), sizes))
+        sizes = sorted({*CALIBRATION_ROWS, self.k_max + 1})
+        contexts = (CALIBRATION_NEAR, CALIBRATION_FAR - 1 - self.k_max)
+        self.cost = PassCost(time_passes_at(self.model, contexts, sizes))
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:
         """Yield one Step per target pass until end of generation, max_tokens or cancellation."""
         model = self.model
-        model.prefill(req.prompt)
+        self.last_reused = model.prefill(req.prompt)  # prompt tokens whose KV was kept
         rng = np.random.default_rng(req.seed)
         tokens = list(req.prompt)
         governor = RequestGovernor(self.cost)
@@ -141,27 +152,26 @@ class Engine:
 
     def _draft(
         self, tokens: Sequence[int], room: int, params: SamplingParams, governor: RequestGovernor
-    ) -> tuple[list[int], int, str, np.ndarray | None]:
-        """Drafted tokens (maybe none), the match length and source they rest on, q if sampled."""
+    ) -> Draft:
+        """The draft to verify (maybe empty), with the match length and acceptance source it is
+        learnt under, and q if the drafter sampled."""
         if self.drafter is None or room <= 0:
-            return [], 0, "", None
+            return Draft([])
         if not self.adaptive:
-            d = self.drafter.propose(tokens, min(self.k_max, room))
-            return d.tokens, d.match_len, d.source, d.q
+            return self.drafter.propose(tokens, min(self.k_max, room))
         if not governor.allowed():
-            return [], 0, "", None
+            return Draft([])
         if self.draft_cost > 0:  # a draft model: decide k before paying for the proposal
             acceptance = self.acceptance(params, "model")
-            survival = acceptance.survival(16, self.k_max)
+            survival = acceptance.survival(MODEL_MATCH_LEN, self.k_max)
             k = min(plan(survival, self.k_max, self.cost, self.draft_cost, len(tokens))[0], room)
             if k == 0:
-                acceptance.skipped(16)
-                return [], 0, "", None
+                acceptance.skipped(MODEL_MATCH_LEN)
+                return Draft([])
             d = self.drafter.propose(tokens, k)
-            return d.tokens, 16, d.source, d.q
+            return Draft(d.tokens, MODEL_MATCH_LEN, q=d.q, source=d.source)
         d = self.drafter.propose(tokens, min(self.k_max, room))
-        chosen: tuple[list[int], int, str, np.ndarray | None] = ([], 0, "", None)
-        chosen_value = 0.0
+        chosen, chosen_value = Draft([]), 0.0
         for cand in (d, d.fallback):  # the corpus's proposal and the context's, if both exist
             if cand is None or not cand.tokens:
                 continue
@@ -173,7 +183,7 @@ class Engine:
                 acceptance.skipped(cand.match_len)
             elif value > chosen_value:
                 q = cand.q[:k] if cand.q is not None else None
-                chosen, chosen_value = (cand.tokens[:k], cand.match_len, tag, q), value
+                chosen, chosen_value = Draft(cand.tokens[:k], cand.match_len, q, tag), value
         return chosen
 
     def _step(
@@ -185,7 +195,8 @@ class Engine:
         governor: RequestGovernor,
     ) -> Step:
         model = self.model
-        draft, match_len, source, q = self._draft(tokens, room, params, governor)
+        proposal = self._draft(tokens, room, params, governor)
+        draft = proposal.tokens
         t0 = time.perf_counter()
         logits = model.decode([tokens[-1], *draft], len(draft) + 1)
         if self.drafter is not None and self.adaptive:
@@ -193,9 +204,9 @@ class Engine:
         if not draft:
             governor.missed = False
             return Step([next_token(logits[0], params, rng)])
-        n_acc, nxt = verify(logits, draft, params, rng, q)
+        n_acc, nxt = verify(logits, draft, params, rng, proposal.q)
         model.truncate(len(model.cached) - (len(draft) - n_acc))
-        self.acceptance(params, source).record(match_len, len(draft), n_acc)
+        self.acceptance(params, proposal.source).record(proposal.match_len, len(draft), n_acc)
         governor.missed = n_acc < len(draft)
         governor.record(len(draft), n_acc + 1, self.draft_cost * len(draft), len(tokens))
         return Step([*draft[:n_acc], nxt], drafted=len(draft), accepted=n_acc)

@@ -1,5 +1,10 @@
 """Token ids to streamed text: incremental UTF-8 (a Chinese character may span tokens) and
-stop strings (text that could still become a stop string is held back until it cannot)."""
+stop strings (text that could still become a stop string is held back until it cannot).
+
+Bytes that do not (yet) make a whole character are held back until the next token completes
+it; bytes that can never become one (a character the model broke off, or cut by max_tokens at
+the end) are dropped, so streamed text never contains U+FFFD in their place.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from collections.abc import Sequence
 class TextAssembler:
     def __init__(self, pieces: Sequence[bytes], stop: Sequence[str] = ()) -> None:
         self._pieces = pieces
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         self._stop = [s for s in stop if s]
         self._hold = max((len(s) for s in self._stop), default=1) - 1
         self.text = ""
@@ -34,7 +39,7 @@ class TextAssembler:
         return delta
 
     def flush(self) -> str:
-        """The rest of the text once generation ended."""
+        """The rest of the text once generation ended (an incomplete last character dropped)."""
         if not self.stopped:
             self.text += self._decoder.decode(b"", final=True)
         delta = self.text[self._emitted :]

@@ -71,7 +71,8 @@ class Worker:
 
     def _run_job(self, job: Job) -> None:
         self.metrics.add("vllm:num_requests_waiting", -1)
-        if job.request.cancelled.is_set():
+        if job.request.cancelled.is_set():  # its client left while it waited: an abort too
+            self.metrics.inc("vllm:request_success", finished_reason="abort")
             return
         self.metrics.add("vllm:num_requests_running", 1)
         try:
@@ -81,7 +82,9 @@ class Worker:
             job.emit("error", str(exc))
         finally:
             self.metrics.add("vllm:num_requests_running", -1)
-            self.metrics.set("vllm:kv_cache_usage_perc", self.engine.model.kv_usage())
+            # Between requests nothing holds the cache: the kept prefix is only reusable (vLLM
+            # counts such cached-but-free blocks as free too), so an idle server reads 0%.
+            self.metrics.set("vllm:kv_cache_usage_perc", 0.0)
 
     def _serve(self, job: Job) -> Outcome:
         m, req = self.metrics, job.request
@@ -120,6 +123,8 @@ class Worker:
         if tail and finish != "cancelled":
             job.emit("delta", tail)
         m.inc("vllm:prompt_tokens", len(req.prompt))
+        m.inc("vllm:prefix_cache_queries", len(req.prompt))
+        m.inc("vllm:prefix_cache_hits", self.engine.last_reused)
         m.inc("vllm:generation_tokens", completion)
         m.observe("vllm:e2e_request_latency_seconds", time.perf_counter() - job.created)
         m.inc("vllm:request_success", finished_reason="abort" if finish == "cancelled" else finish)

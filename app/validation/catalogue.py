@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +23,7 @@ _TRAILING_NOTE = re.compile(r"[（(][^（）()]*[）)]$")  # （2021修正）, (
 VARIANT_MIN_SCORE = 85.0  # fuzz.ratio at or above this: a near-miss of a catalogued title
 SUGGEST_MIN_SCORE = 50.0  # nearest names offered for an unknown title
 CACHE_LIMIT = 10_000  # titles remembered per catalogue (a long-running app sees many drafts)
+BARE_MIN_LENGTH = 3  # shortest name or alias recognised without 《》 (个保法, 民法典)
 
 
 class CatalogueError(BilingualError, ValueError):
@@ -43,6 +45,7 @@ class Statute:
     chapters: int | None = None
     amended: dt.date | None = None  # latest amendment adopted
     amended_effective: dt.date | None = None
+    articles_before_amendment: int | None = None  # the count of the text the amendment replaced
     repealed: dt.date | None = None
     successor: str | None = None
     source: str = ""
@@ -81,11 +84,27 @@ class Catalogue:
     index: dict[str, str] = field(default_factory=dict)
     _near: dict[str, tuple[str | None, tuple[str, ...]]] = field(default_factory=dict, repr=False)
     _resolved: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _bare_lengths: tuple[int, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         for statute in self.statutes.values():
             for key in (statute.name, *statute.short_names, *statute.aliases):
                 self.index[normalise(key)] = statute.name
+        lengths = {len(key) for key in self.index if len(key) >= BARE_MIN_LENGTH}
+        self._bare_lengths = tuple(sorted(lengths, reverse=True))
+
+    def names_ending_at(self, text: str, end: int) -> Iterator[tuple[int, Statute]]:
+        """Catalogued names and aliases (written without 《》) that text[:end] ends with, longest
+        first, as (start, statute); a 中华人民共和国 before the name is included in the span."""
+        for length in self._bare_lengths:
+            start = end - length
+            canonical = self.index.get(text[start:end]) if start >= 0 else None
+            if canonical is None:
+                continue
+            prefixed = start - len(PRC_PREFIX)
+            if prefixed >= 0 and text.startswith(PRC_PREFIX, prefixed):
+                start = prefixed
+            yield start, self.statutes[canonical]
 
     def resolve(self, name: str) -> Statute | None:
         """The statute this exact title (in any catalogued spelling) names, or None."""
@@ -121,13 +140,14 @@ class Catalogue:
         return None, tuple(nearest[:3])
 
 
-def _as_date(value: Any, where: str) -> dt.date | None:
+def as_date(value: Any, where: str, error: type[BilingualError] = CatalogueError) -> dt.date | None:
+    """A YYYY-MM-DD field of a data file (None stays None); `error` names the bad file."""
     if value is None or isinstance(value, dt.date):
         return value
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError as exc:
-        raise CatalogueError(
+        raise error(
             f"{where}：日期格式应为 YYYY-MM-DD", f"{where}: dates must be YYYY-MM-DD"
         ) from exc
 
@@ -145,13 +165,14 @@ def _to_statute(entry: dict[str, Any], where: str) -> Statute:
         aliases=tuple(str(s) for s in entry.get("aliases") or ()),
         issuer=str(entry.get("issuer") or ""),
         instrument=str(entry.get("instrument") or ""),
-        promulgated=_as_date(entry.get("promulgated"), where),
-        effective=_as_date(entry.get("effective"), where),
+        promulgated=as_date(entry.get("promulgated"), where),
+        effective=as_date(entry.get("effective"), where),
         articles=articles,
         chapters=entry.get("chapters"),
-        amended=_as_date(entry.get("amended"), where),
-        amended_effective=_as_date(entry.get("amended_effective"), where),
-        repealed=_as_date(entry.get("repealed"), where),
+        amended=as_date(entry.get("amended"), where),
+        amended_effective=as_date(entry.get("amended_effective"), where),
+        articles_before_amendment=entry.get("articles_before_amendment"),
+        repealed=as_date(entry.get("repealed"), where),
         successor=entry.get("successor"),
         source=str(entry.get("source") or ""),
         note=str(entry.get("note") or ""),

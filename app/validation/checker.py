@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 
 from app.domain import CheckResult
 from app.validation.catalogue import Catalogue, default_catalogue
 from app.validation.citations import parse_citations
+from app.validation.content import check_content
 from app.validation.numbering import check_numbering
 from app.validation.structure import check_structure
+from app.validation.texts import TextStore, load_texts
 
 
 def check(
-    text: str, *, required_sections: Sequence[str] = (), catalogue: Catalogue | None = None
+    text: str,
+    *,
+    required_sections: Sequence[str] = (),
+    catalogue: Catalogue | None = None,
+    doc_date: dt.date | None = None,
+    texts: TextStore | None = None,
 ) -> CheckResult:
     """Citations, numbering and required sections of `text`; findings sorted by position.
 
-    Pure apart from loading the (cached) catalogue when none is given. Offsets are indices
-    into `text` as a Python str (code points)."""
+    `doc_date` is the document's date (the form's date field where the type has one): the
+    statute versions in force on it are the ones citations are checked against; default today.
+    Pure apart from loading the (cached) catalogue and statute texts when none are given.
+    Offsets are indices into `text` as a Python str (code points)."""
     catalogue = catalogue if catalogue is not None else default_catalogue()
+    store = texts if texts is not None else load_texts()
     citations, findings = parse_citations(text, catalogue)
+    content, citations = check_content(
+        text,
+        citations,
+        catalogue=catalogue,
+        store=store,
+        doc_date=doc_date or dt.date.today(),
+    )
+    findings.extend(content)
     findings.extend(check_numbering(text))
     findings.extend(check_structure(text, required_sections))
     findings.sort(key=lambda f: (f.start, f.end, f.code))

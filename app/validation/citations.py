@@ -1,13 +1,14 @@
-"""Statute citations: find 《title》第X条第Y款第Z项 (and 本法/该法, defined short names), resolve
-them against the catalogue, and report unknown titles, near-misses, repealed laws and articles
-out of range. References to anything else (合同第五条, 附件一第二条) are not citations."""
+"""Statute citations: find 《title》第X条第Y款第Z项 (and 本法/该法, defined short names, and
+catalogued names written without 《》: 依据个人信息保护法第十三条), resolve them against the
+catalogue, and report unknown titles, near-misses, repealed laws and articles out of range.
+References to anything else (合同第五条, 附件一第二条, a 第X条 clause heading) are not citations."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from app.domain import Citation, Finding
+from app.domain import Citation, CitationStatus, Finding
 from app.validation.catalogue import Catalogue, Statute, looks_like_statute
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese, parse_number
@@ -22,9 +23,15 @@ DEFINITION = re.compile(
     r"(?:以下简称|以下称|下称)\s*(?:为)?\s*[《\"“「『](?P<alias>[^《》\"“”「」『』\n]{1,20})"
     r"[》\"”」』]\s*[）)]?"
 )
-UNIT = re.compile(rf"第(?:(?P<n>{NUM})|[（(](?P<pn>{NUM})[）)])(?P<kind>[条款项])")
+SPACE = r"[ \t\u3000]{0,2}"  # 第 56 条, 第\u3000５６\u3000条
+UNIT = re.compile(rf"第{SPACE}(?:(?P<n>{NUM})|[（(](?P<pn>{NUM})[）)]){SPACE}(?P<kind>[条款项])")
 CONNECTOR = re.compile(r"[ \t\u3000]*(?:以及|或者|、|和|及|或|与|至|到|—|－|～|~)[ \t\u3000]*")
 GAP = re.compile(r"[ \t\u3000]?")  # 《个人信息保护法》 第三条; never across a line break
+# A catalogued name written without 《》 (依据个人信息保护法第十三条) counts only as a whole word:
+# at the start, after a non-ideograph, or after one of these (the last character of 依据, 按照,
+# 违反, 符合, 适用, 援引, 参见, 以及, 或者 ...); 劳动合同法第十条 is not a citation of 合同法.
+BARE_AFTER = set("据照依按反合用引见即和及与或的是为在由对并循守者")
+BARE_AFTER_WORDS = ("我国",)
 
 
 @dataclass
@@ -46,7 +53,7 @@ class Mention:
     start: int
     end: int
     statute: Statute | None
-    status: str
+    status: CitationStatus
     findings: list[Finding] = field(default_factory=list)
     back: bool = False  # 本法 / 该法 / a defined short name: problems were reported at the title
 
@@ -166,7 +173,7 @@ def _cite(text: str, mention: Mention, refs: list[Ref]) -> tuple[list[Citation],
     return citations, findings
 
 
-def _article_status(statute: Statute, ref: Ref) -> tuple[str, Finding | None]:
+def _article_status(statute: Statute, ref: Ref) -> tuple[CitationStatus, Finding | None]:
     if statute.articles is None:
         return "unverified", None
     if 1 <= ref.article <= statute.articles:
@@ -184,17 +191,57 @@ def _article_status(statute: Statute, ref: Ref) -> tuple[str, Finding | None]:
     return "article_out_of_range", hit
 
 
+@dataclass(frozen=True)
+class Named:
+    """A catalogued statute named without 《》 right before 第X条, at [start, end)."""
+
+    start: int
+    end: int
+    statute: Statute
+
+
+Event = re.Match[str] | Named
+
+
+def _ideograph(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf"
+
+
+def _whole_word(text: str, start: int) -> bool:
+    """True when a bare name at `start` is not the tail of a longer title (劳动合同法)."""
+    if start == 0 or not _ideograph(text[start - 1]) or text[start - 1] in BARE_AFTER:
+        return True
+    return text.endswith(BARE_AFTER_WORDS, 0, start)
+
+
+def _named(text: str, catalogue: Catalogue) -> list[Named]:
+    """Catalogued names and aliases written without 《》 and followed by 第X条."""
+    found: list[Named] = []
+    pos = text.find("第", 1)
+    while pos != -1:
+        unit = UNIT.match(text, pos)
+        if unit is not None and unit["kind"] == "条":
+            end = pos - 1 if text[pos - 1] in " \t\u3000" else pos
+            for start, statute in catalogue.names_ending_at(text, end):
+                if _whole_word(text, start):
+                    found.append(Named(start, end, statute))
+                    break
+        pos = text.find("第", pos + 1)
+    return found
+
+
 def _events(
-    text: str, definitions: list[re.Match[str]], aliases: set[str]
-) -> list[tuple[int, int, re.Match[str]]]:
-    """Every title, anaphor, definition and bare short-name use, in text order."""
-    events = [(m.start(), 0, m) for m in definitions]
+    text: str, definitions: list[re.Match[str]], aliases: set[str], catalogue: Catalogue
+) -> list[tuple[int, int, Event]]:
+    """Every title, anaphor, definition, bare short-name use and bare catalogued name, in order."""
+    events: list[tuple[int, int, Event]] = [(m.start(), 0, m) for m in definitions]
     for priority, pattern in ((1, TITLE), (2, ANAPHOR)):
         events.extend((m.start(), priority, m) for m in pattern.finditer(text))
     if aliases:
         names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
         bare = re.compile(rf"(?P<bare>{names})(?=[ \t\u3000]?第)")
         events.extend((m.start(), 3, m) for m in bare.finditer(text))
+    events.extend((n.start, 4, n) for n in _named(text, catalogue))
     return sorted(events, key=lambda e: (e[0], e[1]))
 
 
@@ -209,22 +256,23 @@ def parse_citations(text: str, catalogue: Catalogue) -> tuple[list[Citation], li
     citations: list[Citation] = []
     findings: list[Finding] = []
     consumed = 0
-    for start, _, match in _events(text, definitions, defined):
+    for start, _, event in _events(text, definitions, defined, catalogue):
         if start < consumed:
             continue
-        end = consumed = match.end()
-        if match.re is DEFINITION:
-            local[match["alias"]] = title  # the short name of the title just before it
+        is_title = not isinstance(event, Named) and event.re is TITLE
+        end = consumed = event.end if isinstance(event, Named) else event.end()
+        if not isinstance(event, Named) and event.re is DEFINITION:
+            local[event["alias"]] = title  # the short name of the title just before it
             mention = _back(title, end, end)  # 《规定》（以下简称《规定》）第五条
         else:
-            mention = _mention_for(match, last, local, catalogue)
-            if match.re is TITLE:
+            mention = _mention_for(event, last, local, catalogue)
+            if is_title:
                 title = mention
         if mention is None:
             continue
         refs, chain_end = parse_chain(text, end)
         consumed = max(consumed, chain_end)
-        if match.re is not TITLE and not refs:
+        if not is_title and not refs:
             continue  # 该法 / a short name / a definition with no article: nothing to cite
         new_cites, new_findings = _cite(text, mention, refs)
         citations.extend(new_cites)
@@ -235,18 +283,20 @@ def parse_citations(text: str, catalogue: Catalogue) -> tuple[list[Citation], li
 
 
 def _mention_for(
-    match: re.Match[str],
+    event: Event,
     last: Mention | None,
     local: dict[str, Mention | None],
     catalogue: Catalogue,
 ) -> Mention | None:
-    start, end = match.span()
-    if match.re is ANAPHOR:
+    if isinstance(event, Named):
+        return Mention(event.start, event.end, event.statute, "ok")
+    start, end = event.span()
+    if event.re is ANAPHOR:
         return _back(last, start, end)
-    name = match["name"] if match.re is TITLE else match["bare"]
+    name = event["name"] if event.re is TITLE else event["bare"]
     if name in local:
         return _back(local[name], start, end)
-    if match.re is not TITLE:
+    if event.re is not TITLE:
         return None
     return _resolve_title(name, start, end, catalogue)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from app.domain import Finding, Severity
+from app.domain import Finding, FindingCode, Severity
 
-# code -> (severity, 中文 template, English template); templates take keyword fields
-MESSAGES: dict[str, tuple[Severity, str, str]] = {
+# code -> (severity, 中文 template, English template); templates take keyword fields.
+# The codes themselves are declared in app/domain.FindingCode.
+MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
     "citation.unknown_statute": (
         "warning",
         "法规目录中没有《{name}》，请核实名称",
@@ -25,6 +26,23 @@ MESSAGES: dict[str, tuple[Severity, str, str]] = {
         "error",
         "《{statute}》已于{repealed}废止，由《{successor}》取代",
         "《{statute}》 was repealed on {repealed}; it was replaced by 《{successor}》",
+    ),
+    "citation.content_mismatch": (
+        "warning",
+        "本句内容与《{statute}》{cited}不符，{better}更相符：{cited}“{cited_open}”；{better}“{better_open}”",
+        "This sentence does not match 《{statute}》 {cited_en}; {better_en} fits better: "
+        "{cited_en} “{cited_open}”; {better_en} “{better_open}”",
+    ),
+    "citation.renumbered": (
+        "warning",
+        "《{statute}》{cited}是{old_version}文本的条号，该条自{changed}起为{now}",
+        "《{statute}》 {cited_en} is the numbering of the {old_version} text; since {changed} "
+        "that article is {now_en}",
+    ),
+    "citation.not_in_force": (
+        "warning",
+        "文书日期{date}时{what}尚未施行（自{effective}起施行）",
+        "On the document's date {date}, {what} was not yet in force (in force from {effective})",
     ),
     "numbering.gap": (
         "error",
@@ -56,10 +74,23 @@ MESSAGES: dict[str, tuple[Severity, str, str]] = {
         "章节{section}位置不对，应依次为{order}",
         "Section {section} is out of order; the order is {order}",
     ),
+    "facts.route_mismatch": (
+        "error",
+        "草稿此处的出境路径结论与表单事实不符：依表单事实应为{route}（依据{basis}）",
+        "This conclusion on the transfer route contradicts the form's facts; their route: "
+        "{route_en} ({basis})",
+    ),
+    "facts.number_mismatch": (
+        "warning",
+        "草稿所写{what}“{found}”与表单不符（表单：{expected}）",
+        "The draft's {what_en} “{found}” contradicts the form ({expected})",
+    ),
 }
 
 
-def finding(code: str, start: int, end: int, suggestion: str = "", **fields: object) -> Finding:
+def finding(
+    code: FindingCode, start: int, end: int, suggestion: str = "", **fields: object
+) -> Finding:
     """A Finding with the code's severity and both messages filled in."""
     severity, zh, en = MESSAGES[code]
     return Finding(code, severity, start, end, zh.format(**fields), en.format(**fields), suggestion)

@@ -19,20 +19,24 @@ _TO_FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 _NUM_ZH = rf"[{ZH}]{{1,4}}"
 _NUM_ARABIC = r"(?:[0-9]{1,3}|[０-９]{1,3})"
 # One pass over line starts (after indentation and Markdown # > * marks). Alternatives are tried in
-# this order; group n<rank> holds the number, rank 0 is a 【section】 heading line.
+# this order; group n<rank> holds the number, rank 0 is a 【section】 heading line. A 第X条 heading
+# (a contract clause) is followed by a space, a colon, a bracket or the line's end; 第三十八条规定的
+# at a line's start is running text, and 第X条 after a statute name, 本法 or 该法 is a citation.
 MARKER = re.compile(
     r"^[ \t\u3000#>*]*(?:"
     r"(?P<n0>【[^】\n]{1,30}】)"
     rf"|第(?P<n1>[{ZH}0-9]{{1,4}})章"
     rf"|第(?P<n2>[{ZH}0-9]{{1,4}})节"
-    rf"|(?P<n3>{_NUM_ZH})[、.．]"
-    rf"|[（(](?P<n4>{_NUM_ZH})[）)]"
-    rf"|(?P<n5>{_NUM_ARABIC})[.．、](?![0-9０-９])"
-    rf"|[（(](?P<n6>{_NUM_ARABIC})[）)]"
-    r"|(?P<n7>[①-⑳])"
+    rf"|第(?P<n3>[{ZH}0-9０-９]{{1,7}})条(?=[ \t\u3000：:、.．【（(*]|$)"
+    rf"|(?P<n4>{_NUM_ZH})[、.．]"
+    rf"|[（(](?P<n5>{_NUM_ZH})[）)]"
+    rf"|(?P<n6>{_NUM_ARABIC})[.．、](?![0-9０-９])"
+    rf"|[（(](?P<n7>{_NUM_ARABIC})[）)]"
+    r"|(?P<n8>[①-⑳])"
     r")",
     re.MULTILINE,
 )
+CLAUSE = 3  # 第X条 headings: numbered on across 章 and 节, and a draft may start at any clause
 _FULL_WIDTH_DIGITS = "０１２３４５６７８９"
 
 
@@ -50,9 +54,9 @@ class Marker:
 
     def label(self, value: int) -> str:
         """How `value` is written in this marker's style (三、, （二）, 3., ④)."""
-        if self.rank == 7:
+        if self.rank == 8:
             return chr(0x2460 + value - 1) if 1 <= value <= 20 else str(value)
-        number = int_to_chinese(value) if self.rank <= 4 else str(value)
+        number = int_to_chinese(value) if self.rank <= 5 and "ar" not in self.style else str(value)
         if "fw" in self.style:
             number = number.translate(_TO_FULLWIDTH)
         return f"{self.prefix}{number}{self.suffix}"
@@ -78,14 +82,16 @@ def iter_markers(text: str) -> Iterator[Marker | int]:
             yield match.start(group)
             continue
         n = match[group]
-        value = ord(n) - 0x2460 + 1 if rank == 7 else parse_number(n)
+        value = ord(n) - 0x2460 + 1 if rank == 8 else parse_number(n)
         if not value:
             continue
         start, end = match.start(group), match.end(group)
-        first = start - 1 if rank in (1, 2, 4, 6) else start  # 第 or the opening bracket
-        last = end if rank == 7 else end + 1  # 章, 节, 、, . or the closing bracket
+        first = start - 1 if rank in (1, 2, 3, 5, 7) else start  # 第 or the opening bracket
+        last = end if rank == 8 else end + 1  # 章, 节, 条, 、, . or the closing bracket
         prefix, suffix = text[first:start], text[end:last]
         width = "fw" if n[0] in _FULL_WIDTH_DIGITS else ""
+        if rank <= 5 and n[0] in "0123456789０１２３４５６７８９":
+            width += "ar"  # 第3条 among Arabic siblings, not 第三条
         yield Marker(rank, value, f"{prefix}{width}{suffix}{rank}", first, last, prefix, suffix)
 
 
@@ -94,6 +100,8 @@ def _judge(seq: Sequence, marker: Marker, text: str) -> Finding | None:
     value, start, end = marker.value, marker.start, marker.end
     if value == seq.last + 1 or (not seq.seen and value in (1, seq.carry + 1)):
         return None
+    if marker.rank == CLAUSE and not seq.seen and not seq.carry:
+        return None  # clauses continued from an earlier text (第八条 数据安全 ...) start anywhere
     if value in seq.seen:
         return finding("numbering.duplicate", start, end, found=found)
     if value < seq.last:
@@ -112,7 +120,9 @@ def check_numbering(text: str) -> list[Finding]:
             levels = {r: Sequence(carry=s.last if s.seen else s.carry) for r, s in levels.items()}
             continue
         for rank in [r for r in levels if r > marker.rank]:
-            del levels[rank]  # a new parent: deeper levels restart
+            clauses = levels.pop(rank)  # a new parent: deeper levels restart, 第X条 carry on
+            if rank == CLAUSE:
+                levels[rank] = Sequence(carry=clauses.last if clauses.seen else clauses.carry)
         seq = levels.setdefault(marker.rank, Sequence())
         hit = _judge(seq, marker, text)
         if hit:

@@ -32,6 +32,7 @@ class RunningApp:
     url: str
     database_url: str
     env: dict[str, str]
+    log: Path  # what `streamlit run` printed
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def running_app(
     with process.running(
         cmd, f"{url}/_stcore/health", log=data / "streamlit.log", env=env, accept="ok"
     ):
-        yield RunningApp(url, database_url, env)
+        yield RunningApp(url, database_url, env, data / "streamlit.log")
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import acting
 from tests.e2e.conftest import PASSWORD, RunningApp
 from tests.servers import REPO
 
@@ -42,6 +43,25 @@ def sign_in(page: Any, app: RunningApp, name: str, heading: str) -> None:
     page.get_by_label("密码").fill(PASSWORD)
     page.get_by_role("button", name="登录").click()
     page.get_by_role("heading", name=heading).wait_for()
+
+
+def choose_radio(page: Any, label: str) -> None:
+    """Click a radio option by its label until the browser shows it checked.
+
+    The locator is looked up afresh on each try: Streamlit may redraw the radio group while a
+    rerun is under way, and a click that lands on the old element, or during that redraw, can
+    be lost (a fresh-clone CI run once drafted in the default mode after such a click)."""
+    from playwright.sync_api import expect
+
+    radio = page.get_by_role("radio", name=label, exact=True)
+    for _ in range(4):
+        page.get_by_text(label, exact=True).click()
+        try:
+            expect(radio).to_be_checked(timeout=10_000)
+            return
+        except AssertionError:
+            continue
+    expect(radio).to_be_checked()
 
 
 def shot(page: Any, name: str, *, top: bool = False) -> None:
@@ -111,9 +131,14 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
         )
         spec = StudySpec("e2e pilot", doc.id, (doc.example_values(),), arms, ("rita",))
         with database.session_scope() as session:
-            study = studies.create_study("boss", spec, session=session, settings=settings)
+            study = studies.create_study(
+                spec, session=session, settings=settings, actor=acting("boss", session=session)
+            )
         progress = studies.generate_items(
-            "boss", study.id, session_factory=database.get_session_factory(), settings=settings
+            study.id,
+            session_factory=database.get_session_factory(),
+            settings=settings,
+            actor=acting("boss", factory=database.get_session_factory()),
         )
         assert progress.done == progress.total == 2
         return int(study.id)

@@ -45,9 +45,15 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
 
     settings = get_settings()
     drafter = _user("drafter")
-    approval = approve_output(
-        drafter, GUIDE, doc_type="cross-border-filing-guide", generation_id=7, settings=settings
-    )
+    with session_scope() as session:
+        approval = approve_output(
+            drafter,
+            GUIDE,
+            doc_type="cross-border-filing-guide",
+            generation_id=7,
+            settings=settings,
+            session=session,
+        )
     assert approval.path.read_text(encoding="utf-8") == GUIDE.strip() + "\n"
     # the retrieval drafter's file scan finds it
     assert approval.path in corpus_files(None, settings.resolved_corpus_dir)
@@ -61,11 +67,18 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
 
 
 def test_reviewers_cannot_approve_and_empty_drafts_are_refused(app_settings: None) -> None:
+    from app.database import session_scope
+
     settings = get_settings()
-    with pytest.raises(PermissionDenied):
-        approve_output(_user("reviewer"), GUIDE, doc_type="x", generation_id=1, settings=settings)
-    with pytest.raises(ApprovalError) as err:
-        approve_output(_user("admin"), "  \n", doc_type="x", generation_id=1, settings=settings)
+    reviewer, admin = _user("reviewer"), _user("admin")
+    with session_scope() as session, pytest.raises(PermissionDenied):
+        approve_output(
+            reviewer, GUIDE, doc_type="x", generation_id=1, settings=settings, session=session
+        )
+    with session_scope() as session, pytest.raises(ApprovalError) as err:
+        approve_output(
+            admin, "  \n", doc_type="x", generation_id=1, settings=settings, session=session
+        )
     assert "empty" in err.value.message("en")
     assert not settings.resolved_corpus_dir.exists() or not any(
         settings.resolved_corpus_dir.rglob("*.md")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +12,7 @@ from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams
 from app.llm import LLMError, OpenAIClient, make_client
 from app.prompts import estimate_tokens
-from tests.servers import free_port
+from tests.servers import free_port, metric_total
 
 pytestmark = pytest.mark.integration
 
@@ -56,8 +55,9 @@ def test_temperature_zero_is_repeatable(client: OpenAIClient) -> None:
 
 
 def test_cancel_mid_stream_keeps_the_partial_text_and_frees_the_server(
-    client: OpenAIClient,
+    client: OpenAIClient, llm_base_url: str
 ) -> None:
+    generated = metric_total(llm_base_url, "vllm:generation_tokens_total{")
     stream = client.stream_chat(MESSAGES, GenerationParams(max_tokens=400))
     seen = []
     for delta in stream:
@@ -66,11 +66,12 @@ def test_cancel_mid_stream_keeps_the_partial_text_and_frees_the_server(
             stream.cancel()
     assert stream.status == "stopped"
     assert stream.text == "".join(seen) and len(seen) == 3
-    started = time.monotonic()
     after = client.stream_chat(MESSAGES, SHORT)
     list(after)
     assert after.status == "complete", after.error
-    assert time.monotonic() - started < 30  # not stuck behind 400 tokens of the cancelled one
+    # the server stopped the cancelled request soon after, instead of writing its 400 tokens
+    wasted = metric_total(llm_base_url, "vllm:generation_tokens_total{") - generated
+    assert wasted - after.stats.completion_tokens < 200
 
 
 def test_cancel_from_another_thread(client: OpenAIClient) -> None:
@@ -133,10 +134,8 @@ def test_a_server_that_never_answers_times_out(silent_server: str) -> None:
     slow = OpenAIClient(
         EndpointConfig(base_url=silent_server, model="m"), timeout_s=0.5, connect_timeout_s=1
     )
-    started = time.monotonic()
     stream = slow.stream_chat(MESSAGES, SHORT)
-    list(stream)
-    assert time.monotonic() - started < 5
+    list(stream)  # ends (pytest-timeout would catch a hang): the 0.5 s read timeout fired
     assert stream.status == "error"
     assert stream.error is not None and "0.5" in stream.error and "did not answer" in stream.error
 

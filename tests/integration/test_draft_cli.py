@@ -76,11 +76,15 @@ def test_streams_a_draft_with_stats_writes_it_and_logs_it(
     assert code == 0, err
     assert out.strip()
     assert out_file.read_text(encoding="utf-8") == out.rstrip("\n")
-    assert "status complete" in err and "TTFT" in err and "tok/s" in err and "draft accepted" in err
+    # drafted from the outline (8.3, 8.4 written by the app); parts cut at 24 tokens are truncated
+    assert out.startswith("8.3 ")
+    status = "complete" if "status complete" in err else "truncated"
+    assert f"status {status}" in err and "TTFT" in err and "tok/s" in err
+    assert "draft accepted" in err
     assert "校验" in err  # findings summary
     record = stored(audit_db, err).record
     assert (record.user_name, record.doc_type) == ("王律师", "clause-continuation")
-    assert record.status == "complete" and record.output_text == out.rstrip("\n")
+    assert record.status == status and record.output_text == out.rstrip("\n")
     assert record.params["max_tokens"] == 24 and record.prompt_tokens
 
 
@@ -88,7 +92,10 @@ def test_ctrl_c_stops_and_keeps_the_partial_text(
     llm_base_url: str, tmp_path: Path, audit_db: str
 ) -> None:
     out_file = tmp_path / "partial.txt"
-    proc = lexspec(*CLAUSE, "--max-tokens", "400", "--out", str(out_file), base_url=llm_base_url)
+    proc = lexspec(
+        *CLAUSE, "--mode", "free-form", "--max-tokens", "400", "--out", str(out_file),
+        base_url=llm_base_url,
+    )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.read(8)  # blocks until the draft has started streaming
     time.sleep(0.05)
@@ -106,7 +113,8 @@ def test_ctrl_c_stops_and_keeps_the_partial_text(
 
 
 def test_too_many_tokens_for_the_context_is_refused_with_the_numbers(llm_base_url: str) -> None:
-    code, out, err = run(*CLAUSE, "--max-tokens", "5000", base_url=llm_base_url, lang="en")
+    args = ("--mode", "free-form", "--max-tokens", "5000")  # outline parts have their own budgets
+    code, out, err = run(*CLAUSE, *args, base_url=llm_base_url, lang="en")
     assert code == 2 and out == ""
     assert "5000" in err and "4096" in err and "max_tokens" in err
 
@@ -143,3 +151,29 @@ def test_messages_follow_the_language_setting() -> None:
     assert (
         code == 2 and "Unknown document type 'nope'" in err and "cross-border-filing-guide" in err
     )
+
+
+def test_out_into_a_missing_directory_fails_before_generating(
+    tmp_path: Path, audit_db: str
+) -> None:
+    code, out, err = run(*CLAUSE, "--out", str(tmp_path / "missing" / "draft.md"), lang="en")
+    assert code == 2 and out == ""
+    assert "does not exist" in err and str(tmp_path / "missing") in err
+    assert "Cannot reach" not in err  # refused before asking any model server
+    assert not (tmp_path / "audit.db").exists()
+
+
+def test_audit_log_that_cannot_be_written_is_not_success(
+    llm_base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The draft is printed, the failure is said, the exit code is not 0, the record is spooled."""
+    from audit.spool import SPOOL_FILE, Spool
+
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("not a database\n" * 200, encoding="utf-8")
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{not_a_db}")
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
+    code, out, err = run(*CLAUSE, "--max-tokens", "16", base_url=llm_base_url, lang="en")
+    assert code == 3, err
+    assert out.strip() and "Could not write the audit log" in err and "not a database" in err
+    assert Spool(tmp_path / "data" / SPOOL_FILE).pending() == 1

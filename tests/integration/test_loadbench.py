@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -11,19 +10,10 @@ import pytest
 
 from app.cli import main
 from app.config import get_settings
-from app.serving.bench_report import verdict, write_outputs
-from app.serving.loadbench import one_request, resolve_target, run_bench, workload
-from tests.servers import embedded_server
+from app.ops.bench_report import verdict, write_outputs
+from app.ops.loadbench import one_request, resolve_target, run_bench, workload
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def drafting_url() -> Iterator[str]:
-    """An n-gram server that drafts on every step (--fixed-k): an adaptive one may rightly
-    decide that drafting does not pay for a few short requests, leaving nothing to measure."""
-    with embedded_server("ngram", "--num-speculative-tokens", "4", "--fixed-k") as url:
-        yield url
 
 
 def test_sweep_both_arms_and_k_sweep(

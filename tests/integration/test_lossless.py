@@ -5,17 +5,20 @@ Two numerical effects had to be removed first (measured on SmolLM2-135M Q4_1, CP
   single-token rows by up to ~0.5 in the logits (57 of 120 rows in a probe), which flipped
   near-tied argmaxes in 2 of 5 prompts within 64 tokens. With flash attention the rows are
   bit-identical for any batch below 32 rows, so the engine runs the target with it.
-- Batches of >= 32 rows take another CPU kernel path whose numerics differ, so the KV cache of
-  a prompt depended on how it was split (i.e. on what the previous request left cached): even
-  plain decoding was not reproducible across requests. Prompts are therefore prefilled in
-  chunks ending at fixed positions (multiples of 128) and KV reuse stops at such a boundary.
+- Batches of >= 32 rows may take another CPU kernel path whose numerics differ, so the KV cache
+  of a prompt depended on how it was split (i.e. on what the previous request left cached):
+  even plain decoding was not reproducible across requests. Prompts are therefore decoded in
+  pieces below 32 rows as well, so a token's KV is the same whichever request computed it and
+  the server reuses the longest cached prefix, wherever it ends.
 With both, this test demands identical text, and the drafters must actually have drafted.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -23,7 +26,7 @@ import numpy as np
 import pytest
 
 from app.config import get_settings
-from app.serving.model import CHUNK, Model
+from app.serving.model import MAX_INVARIANT_ROWS, Model
 from tests.servers import embedded_server
 
 pytestmark = pytest.mark.integration
@@ -66,7 +69,7 @@ def draft_url() -> Iterator[str]:
     """The target as its own draft model, drafting K=4 every step (no adaptive switch-off)."""
     gguf = str(get_settings().resolved_model_path)
     with embedded_server(
-        "draft", "--draft-model", gguf, "--num-speculative-tokens", "4", "--fixed-k"
+        "draft_model", "--draft-model", gguf, "--num-speculative-tokens", "4", "--fixed-k"
     ) as url:
         yield url
 
@@ -94,8 +97,9 @@ def test_draft_model_is_lossless(draft_url: str, plain_outputs: list[str]) -> No
 
 
 def test_corpus_is_reread_when_it_changes(plain_outputs: list[str], tmp_path: Path) -> None:
-    """A new approved output is picked up without a restart (drafts then come from it)."""
-    with embedded_server("retrieval", "--corpus", str(tmp_path)) as url:
+    """A new approved output is picked up without a restart (drafts then come from it). Fixed K:
+    the adaptive default may rightly skip drafting on a loaded machine."""
+    with embedded_server("retrieval", "--corpus", str(tmp_path), "--fixed-k") as url:
         before = _chat(url, PROMPTS[1])["spec_decode"]
         (tmp_path / "new.md").write_text(plain_outputs[1], encoding="utf-8")
         time.sleep(2.5)  # the corpus is checked at most every 2 s
@@ -104,29 +108,69 @@ def test_corpus_is_reread_when_it_changes(plain_outputs: list[str], tmp_path: Pa
     assert after["spec_decode"]["accepted_tokens"] > before["accepted_tokens"]
 
 
-def test_a_verify_pass_across_a_chunk_boundary_matches_single_token_passes() -> None:
-    """A verify pass is decoded in one piece even where it straddles a prefill chunk boundary:
-    its rows and the KV it leaves must equal those of single-token passes, bit for bit."""
+@contextmanager
+def batch_sizes(model: Model) -> Iterator[list[int]]:
+    """The size of every llama_decode call the model makes inside the block."""
+    sizes: list[int] = []
+    decode_chunk = model._decode_chunk
+
+    def counted(chunk: Sequence[int], n: int) -> None:
+        sizes.append(len(chunk))
+        decode_chunk(chunk, n)
+
+    model._decode_chunk = counted  # type: ignore[method-assign]
+    try:
+        yield sizes
+    finally:
+        model._decode_chunk = decode_chunk  # type: ignore[method-assign]
+
+
+def test_a_verify_pass_is_one_batch_and_matches_single_token_passes() -> None:
+    """A verify pass is decoded in one llama_decode call: its rows and the KV it leaves must
+    equal those of single-token passes, bit for bit."""
     s = get_settings()
     model = Model(s.resolved_model_path, n_ctx=512, n_threads=s.n_threads)
     try:
         tokens = model.tokenize("第一条 为了规范数据出境活动，保护个人信息权益。Article 1. " * 20)
-        start = CHUNK - 9  # the 17 rows run from 119 to 135: across position 128
+        start = 119
         rows = tokens[start : start + 17]
         model.decode(tokens[:start], 1)
         single = np.stack([model.decode([tok], 1)[0].copy() for tok in rows])
         after_single = model.decode(tokens[start + 17 : start + 18], 1)[0].copy()
         model.truncate(start)
-        passes: list[int] = []
-        decode_chunk = model._decode_chunk
-        model._decode_chunk = lambda chunk, n: (passes.append(len(chunk)), decode_chunk(chunk, n))[
-            1
-        ]  # type: ignore[method-assign]
-        batched = model.decode(rows, len(rows)).copy()
-        model._decode_chunk = decode_chunk  # type: ignore[method-assign]
-        assert passes == [17]  # one llama_decode call, not split at 128
+        with batch_sizes(model) as passes:
+            batched = model.decode(rows, len(rows)).copy()
+        assert passes == [17]  # one llama_decode call
         after_batched = model.decode(tokens[start + 17 : start + 18], 1)[0]
         assert np.array_equal(single, batched)
         assert np.array_equal(after_single, after_batched)  # the KV written is the same too
+    finally:
+        model.close()
+
+
+def test_a_prompt_reuses_the_whole_shared_prefix_and_gets_the_cold_logits() -> None:
+    """Two prompts sharing a prefix that ends mid-piece (as an outline's parts share system +
+    facts): the second reuses every shared token, not just whole pieces, and its logits equal
+    those of a cold prefill bit for bit; no llama_decode call is MAX_INVARIANT_ROWS or more."""
+    s = get_settings()
+    model = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads)
+    try:
+        text = "第一条 为了规范数据出境活动，保护个人信息权益。Article 1. " * 12
+        facts = model.tokenize(text)[:300]
+        first = facts + model.tokenize("请写出申报材料清单。")
+        second = facts + model.tokenize("请说明评估的法律依据。")
+        shared = len(os.path.commonprefix([first, second]))
+        assert shared >= 300 and shared % MAX_INVARIANT_ROWS != 0
+        with batch_sizes(model) as sizes:
+            model.prefill(first)
+            model.decode(first[-1:], 1)
+            reused = model.prefill(second)
+            warm = model.decode(second[-1:], 1)[0].copy()
+            model.truncate(0)
+            assert model.prefill(second) == 0
+            cold = model.decode(second[-1:], 1)[0]
+        assert reused == shared
+        assert np.array_equal(warm, cold)
+        assert max(sizes) <= MAX_INVARIANT_ROWS
     finally:
         model.close()

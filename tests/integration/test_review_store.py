@@ -67,8 +67,14 @@ def _verdict(score: int, errors: tuple[str, ...] = ()) -> VerdictInput:
 
 
 def test_migration_reaches_review_revision(db_session_factory: sessionmaker[Session]) -> None:
+    from alembic.script import ScriptDirectory
+
+    from audit.db import alembic_config, head_revision
+
     engine = db_session_factory.kw["bind"]
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == head_revision()  # 0002 (review) and any revision after it
+    revisions = ScriptDirectory.from_config(alembic_config()).iterate_revisions("head", "base")
+    assert "0002" in {r.revision for r in revisions}
 
 
 def test_create_study_stores_items_and_seeded_queues(

@@ -20,6 +20,7 @@ from app.accounts import PermissionDenied
 from app.config import EndpointConfig, Settings
 from audit.models import Generation, User
 from audit.review_domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
+from tests.conftest import acting
 
 pytestmark = [pytest.mark.integration, pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)]
 
@@ -79,8 +80,18 @@ def test_study_generates_resumes_reviews_and_reports(
     _users(factory)
     with factory() as session:
         with pytest.raises(PermissionDenied):
-            studies.create_study("drafter_d", _spec(settings), session=session, settings=settings)
-        study = studies.create_study("admin_a", _spec(settings), session=session, settings=settings)
+            studies.create_study(
+                _spec(settings),
+                session=session,
+                settings=settings,
+                actor=acting("drafter_d", session=session),
+            )
+        study = studies.create_study(
+            _spec(settings),
+            session=session,
+            settings=settings,
+            actor=acting("admin_a", session=session),
+        )
         session.commit()
     after = _generate_interrupted_then_resumed(factory, settings, study.id)
     _check_generations_went_to_the_right_arm(factory, study, after)
@@ -101,11 +112,11 @@ def _generate_interrupted_then_resumed(
 
     with pytest.raises(Interrupted):
         studies.generate_items(
-            "admin_a",
             study_id,
             session_factory=factory,
             settings=settings,
             progress=crash_after_two,
+            actor=acting("admin_a", factory=factory),
         )
     assert [(p.done, p.total) for p in seen] == [(0, 4), (1, 4), (2, 4)]
     before = _items(factory, study_id)
@@ -115,7 +126,11 @@ def _generate_interrupted_then_resumed(
 
     resumed: list[studies.GenerationProgress] = []
     final = studies.generate_items(
-        "admin_a", study_id, session_factory=factory, settings=settings, progress=resumed.append
+        study_id,
+        session_factory=factory,
+        settings=settings,
+        progress=resumed.append,
+        actor=acting("admin_a", factory=factory),
     )
     assert (final.done, final.total, final.generated, final.failed) == (4, 4, 2, 0)
     assert resumed[0].done == 2  # the finished ones were counted, not regenerated
@@ -139,7 +154,8 @@ def _check_generations_went_to_the_right_arm(
             gen = session.get(Generation, item.generation_id)
             assert gen is not None and gen.endpoint == endpoint_of[item.arm_id]
             assert gen.output_text == item.text and gen.params["max_tokens"] == 16
-            assert 0 < gen.completion_tokens <= 16
+            parts = len(gen.params["draft"].get("parts", [])) or 1  # outline: 16 per part
+            assert 0 < gen.completion_tokens <= 16 * parts
 
 
 def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: Any) -> None:
@@ -149,8 +165,12 @@ def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: A
         gens = [session.get(Generation, it.generation_id) for it in items.values()]
         secrets += [g.model for g in gens if g is not None and g.model]
         for reviewer in REVIEWERS:
-            listed = studies.reviewer_studies(reviewer, session=session)
-            queue = studies.reviewer_queue(reviewer, study.id, session=session)
+            listed = studies.reviewer_studies(
+                session=session, actor=acting(reviewer, session=session)
+            )
+            queue = studies.reviewer_queue(
+                study.id, session=session, actor=acting(reviewer, session=session)
+            )
             served = [*listed, *queue]
             dump = repr([dataclasses.asdict(o) for o in served]) + repr(served)
             for secret in secrets:
@@ -170,19 +190,27 @@ def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: A
             }
             assert len(queue) == 2 and {d.slot for p in queue for d in p.drafts} == {"A", "B"}
             with pytest.raises(ResultsLocked):
-                studies.results("admin_a", study.id, session=session)
+                studies.results(study.id, session=session, actor=acting("admin_a", session=session))
             for pair in queue:
                 for k, draft in enumerate(pair.drafts):
                     errors = ("把第三条写成第四条",) if k == 0 and reviewer == REVIEWERS[0] else ()
                     verdict = VerdictInput(7 + k, 8, 6 + k, errors, "")
-                    studies.submit_verdict(reviewer, draft.token, verdict, session=session)
+                    studies.submit_verdict(
+                        draft.token,
+                        verdict,
+                        session=session,
+                        actor=acting(reviewer, session=session),
+                    )
             session.commit()
         with pytest.raises(PermissionDenied):
             studies.submit_verdict(
-                "drafter_d", queue[0].drafts[0].token, VerdictInput(1, 1, 1), session=session
+                queue[0].drafts[0].token,
+                VerdictInput(1, 1, 1),
+                session=session,
+                actor=acting("drafter_d", session=session),
             )
         with pytest.raises(PermissionDenied):
-            studies.results(REVIEWERS[0], study.id, session=session)
+            studies.results(study.id, session=session, actor=acting(REVIEWERS[0], session=session))
 
 
 def _all_keys(value: object) -> set[str]:
@@ -195,13 +223,17 @@ def _all_keys(value: object) -> set[str]:
 
 def _report_and_export(factory: sessionmaker[Session], study: Any) -> None:
     with factory() as session:
-        progress = studies.study_progress("admin_a", study.id, session=session)
+        progress = studies.study_progress(
+            study.id, session=session, actor=acting("admin_a", session=session)
+        )
         assert progress.all_verdicts_in
         assert {(r.reviewer, r.done, r.total) for r in progress.reviewers} == {
             (REVIEWERS[0], 4, 4),
             (REVIEWERS[1], 4, 4),
         }
-        report = studies.results("admin_a", study.id, session=session)
+        report = studies.results(
+            study.id, session=session, actor=acting("admin_a", session=session)
+        )
     assert report.unblinded_by is None and report.verdicts_in == report.verdicts_expected == 8
     spec_label, plain_label = report.arms
     for arm in report.arms:
@@ -225,7 +257,7 @@ def _report_and_export(factory: sessionmaker[Session], study: Any) -> None:
 
     doc = Document(io.BytesIO(study_report.report_docx(report, "zh")))
     cells = [c.text for t in doc.tables for row in t.rows for c in row.cells]
-    assert "各组均值" in cells and spec_label in cells and "8.000" in cells
+    assert "各对照组均值" in cells and spec_label in cells and "8.000" in cells
     assert any("把第三条写成第四条" in p.text for p in doc.paragraphs)
 
 
@@ -242,18 +274,34 @@ def test_early_unblinding_needs_admin_and_reason_and_is_reported(
     factory, settings = db_session_factory, _offline_settings(tmp_path)
     _users(factory)
     with factory() as session:
-        study = studies.create_study("admin_a", _spec(settings), session=session, settings=settings)
+        study = studies.create_study(
+            _spec(settings),
+            session=session,
+            settings=settings,
+            actor=acting("admin_a", session=session),
+        )
         session.commit()
         with pytest.raises(ResultsLocked) as locked:
-            studies.results("admin_a", study.id, session=session)
+            studies.results(study.id, session=session, actor=acting("admin_a", session=session))
         assert "解锁" in locked.value.message_zh
         with pytest.raises(PermissionDenied):
-            studies.unblind_early(REVIEWERS[0], study.id, session=session, reason="peek")
+            studies.unblind_early(
+                study.id,
+                session=session,
+                reason="peek",
+                actor=acting(REVIEWERS[0], session=session),
+            )
         with pytest.raises(ReviewError):
-            studies.unblind_early("admin_a", study.id, session=session, reason="  ")
-        studies.unblind_early("admin_a", study.id, session=session, reason="deadline")
+            studies.unblind_early(
+                study.id, session=session, reason="  ", actor=acting("admin_a", session=session)
+            )
+        studies.unblind_early(
+            study.id, session=session, reason="deadline", actor=acting("admin_a", session=session)
+        )
         session.commit()
-        report = studies.results("admin_a", study.id, session=session)
+        report = studies.results(
+            study.id, session=session, actor=acting("admin_a", session=session)
+        )
     assert report.unblinded_by == "admin_a" and report.verdicts_in == 0
     assert report.means[report.arms[0]]["citation"].mean is None
     doc = Document(io.BytesIO(study_report.report_docx(report, "en")))
@@ -280,7 +328,9 @@ def test_bad_study_specs_get_clear_messages(
     _users(db_session_factory)
     spec = dataclasses.replace(_spec(settings), **change)
     with db_session_factory() as session, pytest.raises(ReviewError) as err:
-        studies.create_study("admin_a", spec, session=session, settings=settings)
+        studies.create_study(
+            spec, session=session, settings=settings, actor=acting("admin_a", session=session)
+        )
     assert needle in err.value.message_en and err.value.message_zh
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.serving.bench_report import to_markdown, verdict, write_outputs
-from app.serving.loadbench import BenchRun, LevelResult, concurrency_levels, percentile
+from app.ops.bench_report import to_markdown, verdict, write_outputs
+from app.ops.loadbench import BenchRun, LevelResult, concurrency_levels, percentile
 
 
 def _level(target: str, c: int, req_tok_s: float, thr: float, acc: float | None) -> LevelResult:

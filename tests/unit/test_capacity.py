@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.serving.capacity import GIB, RUNTIME_RESERVE_GIB, CapacityError, load_spec, plan
+from app.ops.capacity import GIB, RUNTIME_RESERVE_GIB, CapacityError, load_spec, plan
 
 TOK = Path(__file__).resolve().parent.parent / "fixtures" / "tokenizers"
 

@@ -153,3 +153,12 @@ def test_docker_compose_config() -> None:
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
+
+
+def test_vllm_endpoints_turn_qwen3_thinking_off(services: dict[str, Any]) -> None:
+    raw = services["app"]["environment"]["LEXSPEC_ENDPOINTS"]
+    endpoints = TypeAdapter(dict[str, EndpointConfig]).validate_json(raw)
+    for name in ("vllm-spec", "vllm-plain"):
+        assert endpoints[name].chat_template_kwargs == {"enable_thinking": False}
+    env_lines = (REPO / ".env.example").read_text().splitlines()
+    assert 'LEXSPEC_LLM_CHAT_TEMPLATE_KWARGS={"enable_thinking": false}' in env_lines

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.serving.doctor import DoctorError, diagnose, format_report, load_tokenizer
+from app.ops.doctor import DoctorError, diagnose, format_report, load_tokenizer
 
 TOK = Path(__file__).resolve().parent.parent / "fixtures" / "tokenizers"
 

@@ -271,8 +271,9 @@ def test_engine_takes_the_proposal_whose_record_is_better() -> None:
     for _ in range(100):  # the corpus's proposals keep failing here, the context's hold
         engine.acceptance(params, "corpus").record(40, 16, 0)
         engine.acceptance(params, "context").record(40, 16, 16)
-    tokens, _, source, _ = engine._draft([1, 2, 3], 16, params, RequestGovernor(COST))
+    draft = engine._draft([1, 2, 3], 16, params, RequestGovernor(COST))
+    tokens, source = draft.tokens, draft.source
     assert source == "context" and tokens == [8] * 16
     for _ in range(300):
         engine.acceptance(params, "context").record(40, 16, 0)  # now neither pays
-    assert engine._draft([1, 2, 3], 16, params, RequestGovernor(COST))[0] == []
+    assert engine._draft([1, 2, 3], 16, params, RequestGovernor(COST)).tokens == []

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from app.config import REPO_ROOT
 from app.domain import Finding
 from app.export import ExportError, ExportMeta, draft_to_docx
+from app.export.docx_writer import document_title
 from app.export.structure import parse_draft
 
 REFERENCE = REPO_ROOT / "templates" / "reference.docx"
@@ -181,7 +182,7 @@ def test_header_and_footer_fields(exported) -> None:
 
 def test_core_properties(exported) -> None:
     props = exported.core_properties
-    assert props.title == META.title
+    assert props.title == "数据出境安全评估申报表填写指南（华东某医疗科技有限公司，LX-2026-0415）"
     assert props.author == "张律师"
     assert props.created == dt.datetime(2026, 11, 30, 9, 30, tzinfo=dt.UTC)
     assert props.identifier == "4711"
@@ -293,9 +294,47 @@ def test_title_from_meta_when_draft_has_none() -> None:
     text = "【适用情形】\n本指南适用于向境外提供个人信息的数据处理者。"
     doc = _open(draft_to_docx(text, meta=META, reference=REFERENCE))
     assert [(p.style.name, p.text) for p in doc.paragraphs[:2]] == [
-        ("Title", META.title),
+        ("Title", "数据出境安全评估申报表填写指南（华东某医疗科技有限公司，LX-2026-0415）"),
         ("Heading 1", "【适用情形】"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("first_line", "style"),
+    [
+        ("# 模型自拟的标题", "Heading 1"),  # a markdown heading stays a heading
+        ("模型自拟的标题", "Normal"),  # a short plain line is body text
+        ("一、申报主体", "Heading 2"),  # a numbered line keeps its level
+    ],
+)
+def test_title_comes_from_type_and_matter_not_the_first_line(first_line: str, style: str) -> None:
+    doc = _open(draft_to_docx(f"{first_line}\n正文。", meta=META, reference=REFERENCE))
+    texts = [(p.style.name, p.text) for p in doc.paragraphs[:2]]
+    assert texts == [
+        ("Title", "数据出境安全评估申报表填写指南（华东某医疗科技有限公司，LX-2026-0415）"),
+        (style, first_line.lstrip("# ")),
+    ]
+    assert [p.text for p in doc.paragraphs if p.style.name == "Title"] == [texts[0][1]]
+
+
+@pytest.mark.parametrize(
+    ("title", "matter_ref", "client", "expected"),
+    [
+        ("保密协议要点", "", "", "保密协议要点"),
+        ("保密协议要点", "LX-1", "", "保密协议要点（LX-1）"),
+        ("保密协议要点", "LX-1", "甲公司", "保密协议要点（甲公司，LX-1）"),
+        ("保密协议要点", " ", "甲公司 ", "保密协议要点（甲公司）"),
+        ("", "LX-1", "甲公司", ""),  # no type title: the draft's own title line is used
+    ],
+)
+def test_document_title(title: str, matter_ref: str, client: str, expected: str) -> None:
+    assert document_title(title, matter_ref=matter_ref, client=client) == expected
+
+
+def test_without_a_type_title_the_draft_keeps_its_own_title_line() -> None:
+    meta = ExportMeta(title="")
+    doc = _open(draft_to_docx("# 草稿自带标题\n正文。", meta=meta, reference=REFERENCE))
+    assert (doc.paragraphs[0].style.name, doc.paragraphs[0].text) == ("Title", "草稿自带标题")
 
 
 def test_control_characters_and_lone_surrogates_are_cleaned() -> None:
@@ -308,7 +347,7 @@ def test_control_characters_and_lone_surrogates_are_cleaned() -> None:
     finding = Finding("citation.article_out_of_range", "error", start, end, "超\x00范围", "out")
     doc = _open(draft_to_docx(text, meta=META, findings=[finding], reference=REFERENCE))
     texts = [p.text for p in doc.paragraphs]
-    assert texts[:4] == [
+    assert texts[1:5] == [  # after the title made of the document type and matter
         "指南",
         "【适用情形】",
         "一、适用范围",

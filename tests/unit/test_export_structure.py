@@ -137,3 +137,15 @@ def test_every_written_character_maps_back_to_the_draft(text: str) -> None:
             for ch, offset in zip(span.text, span.offsets, strict=True):
                 assert ch == text[offset] or ch in BULLET
                 assert ch == xml_safe(ch)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("# 数据出境安全评估申报表填写指南\n正文。", "heading1"),
+        ("数据出境安全评估申报表填写指南\n正文。", "body"),
+        ("一、申报主体\n正文。", "heading2"),
+    ],
+)
+def test_without_own_title_the_first_line_follows_the_usual_rules(text: str, kind: str) -> None:
+    assert parse_draft(text, own_title=False)[0].kind == kind

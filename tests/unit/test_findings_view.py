@@ -52,3 +52,31 @@ def test_tooltip_is_escaped_and_in_the_ui_language() -> None:
     f = Finding("x", "info", 0, 1, '中"文', 'say "hi" <b>')
     assert 'title="say &quot;hi&quot; &lt;b&gt;"' in highlight_html("ab", [f], "en")
     assert 'title="中&quot;文"' in highlight_html("ab", [f], "zh")
+
+
+def _panel() -> None:
+    import datetime as dt
+
+    from app.pages.findings_view import show_findings
+    from app.validation import check, load_catalogue
+
+    text = "依据《个人信息保护法》第五十一条，处理者应当事前进行个人信息保护影响评估。《民法典》第五百八十五条。"
+    result = check(text, catalogue=load_catalogue(), doc_date=dt.date(2026, 11, 30))
+    show_findings(result.findings, citations=result.citations)
+
+
+def test_panel_opens_each_citation_and_the_suggested_article() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_function(_panel).run(timeout=60)
+    assert not app.exception
+    labels = [e.label for e in app.expander]
+    assert labels[0].startswith("所引条文：《中华人民共和国个人信息保护法》第五十一条")
+    assert labels[1].startswith("建议条文：《中华人民共和国个人信息保护法》第五十五条")
+    assert any(label.startswith("《中华人民共和国民法典》第五百八十五条") for label in labels)
+    texts = [t.value for t in app.text]
+    assert any(
+        v.startswith("有下列情形之一的，个人信息处理者应当事前进行个人信息保护影响评估")
+        for v in texts
+    )
+    assert any("来源：" in c.value for c in app.caption)

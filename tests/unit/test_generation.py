@@ -189,6 +189,7 @@ def test_to_record_maps_every_field() -> None:
         "max_tokens": 64,
         "seed": 7,
         "stop": ["###"],
+        "draft": {"mode": "free-form", "marks": []},  # mode and guard marks (app.outline)
     }
     assert rec.status == "error" and rec.error_message == outcome.error
     assert rec.output_text == "".join(PIECES[:3])
@@ -203,7 +204,7 @@ def test_record_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -
     from audit.store import get_generation, verify_chain
 
     outcome = _outcome()
-    with db_session_factory() as session:
+    with db_session_factory.begin() as session:  # the caller's unit of work commits
         generation_id = record(outcome, user_name="张律师", session=session)
     with db_session_factory() as session:
         stored = get_generation(generation_id, session=session)

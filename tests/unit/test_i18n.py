@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.i18n import LANGUAGES, pick, strings, t
+from app.domain import Bilingual
+from app.i18n import LANGUAGES, strings, t
 
 APP = Path(__file__).resolve().parents[2] / "app"
 
@@ -40,7 +41,7 @@ def test_lookup_formats_and_falls_back_to_the_key() -> None:
     assert t("draft.generate", "fr") == "生成"  # unknown language: the default
 
 
-def test_pick_chooses_the_service_message_by_language() -> None:
-    assert pick("en", "中文", "English") == "English"
-    assert pick("zh", "中文", "English") == "中文"
-    assert pick("en", "中文", "") == "中文"
+def test_bilingual_chooses_the_service_message_by_language() -> None:
+    assert Bilingual("中文", "English").text("en") == "English"
+    assert Bilingual("中文", "English").text("zh") == "中文"
+    assert Bilingual("中文", "").text("en") == "中文"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.serving.metrics_parse import (
+from app.ops.metrics_parse import (
     DerivedMetrics,
     Histogram,
     advice,

@@ -94,10 +94,11 @@ def test_mixed_style_suggests_the_first_sibling_style() -> None:
 
 
 def test_markers_parse_values_and_spans() -> None:
-    text = "第十二章 x\n  （十一）y\n⑫ z"
+    text = "第十二章 x\n第一百零三条 w\n  （十一）y\n⑫ z"
     markers = [m for m in iter_markers(text) if not isinstance(m, int)]
     assert [(m.rank, m.value, text[m.start : m.end]) for m in markers] == [
         (1, 12, "第十二章"),
-        (4, 11, "（十一）"),
-        (7, 12, "⑫"),
+        (3, 103, "第一百零三条"),
+        (5, 11, "（十一）"),
+        (8, 12, "⑫"),
     ]

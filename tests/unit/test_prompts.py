@@ -32,12 +32,8 @@ from tests.fakes import FakeClient
 
 PROMPTS = REPO_ROOT / "prompts"
 GOLDEN = Path(__file__).parent / "golden"
-TYPES = (
-    "cross-border-filing-guide",
-    "confidentiality-agreement-points",
-    "standard-contract-filing",
-    "clause-continuation",
-)
+# every document type in prompts/: a new type is covered (golden file, loading) without an edit
+TYPES = tuple(sorted(p.name for p in PROMPTS.iterdir() if (p / "meta.yaml").is_file()))
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +50,10 @@ def golden_text(rendered: RenderedPrompt) -> str:
     )
 
 
+def test_the_type_list_is_the_library(library: dict[str, DocType]) -> None:
+    assert TYPES and set(TYPES) == set(library)
+
+
 @pytest.mark.parametrize("type_id", TYPES)
 def test_every_type_renders_its_example_values_as_the_golden_file(
     library: dict[str, DocType], type_id: str
@@ -63,6 +63,7 @@ def test_every_type_renders_its_example_values_as_the_golden_file(
     if os.environ.get("UPDATE_GOLDEN"):
         path.parent.mkdir(exist_ok=True)
         path.write_text(golden_text(rendered), encoding="utf-8")
+    assert path.is_file(), f"no golden prompt for {type_id}: run with UPDATE_GOLDEN=1, review it"
     assert golden_text(rendered) == path.read_text(encoding="utf-8")
 
 
@@ -116,8 +117,12 @@ def errors_for(doc: DocType, **changes: str) -> dict[str, str]:
         ({"company_name": "  "}, {"company_name": "missing"}),
         ({"company_name": "公" * 101}, {"company_name": "too_long"}),
         ({"industry": "航天"}, {"industry": "not_a_choice"}),
-        ({"individuals_count": "一百万"}, {"individuals_count": "not_a_number"}),
-        ({"individuals_count": "1e400"}, {"individuals_count": "not_a_number"}),
+        ({"individuals_count": "一百万"}, {"individuals_count": "not_a_count"}),
+        ({"individuals_count": "1e400"}, {"individuals_count": "not_a_count"}),
+        ({"sensitive_count": "-5"}, {"sensitive_count": "not_a_count"}),
+        ({"sensitive_count": "+5"}, {"sensitive_count": "not_a_count"}),
+        ({"individuals_count": "1200000.5"}, {"individuals_count": "not_a_count"}),
+        ({"individuals_count": "12,00,000"}, {"individuals_count": "not_a_count"}),
         ({"filing_date": "2025-02-30"}, {"filing_date": "bad_date"}),
         ({"filing_date": "15/03/2025"}, {"filing_date": "bad_date"}),
         (
@@ -140,6 +145,7 @@ def test_field_error_messages_are_bilingual_and_name_the_field(
         render(doc, {**doc.example_values(), "individuals_count": "many"})
     err = info.value.errors["individuals_count"]
     assert "涉及人数" in err.message("zh") and "number" in err.message("en")
+    assert "非负整数" in err.message("zh")
 
 
 def test_optional_fields_may_be_empty_and_numbers_may_have_commas(
@@ -222,7 +228,8 @@ def test_a_broken_type_is_reported_by_name_and_the_rest_still_load(tmp_path: Pat
     bad_kind = tmp_path / "confidentiality-agreement-points" / "meta.yaml"
     bad_kind.write_text(bad_kind.read_text(encoding="utf-8").replace("kind: number", "kind: money"))
     lib = load_library(tmp_path)
-    assert list(lib.types) == ["cross-border-filing-guide"]
+    broken = {"clause-continuation", "standard-contract-filing", "confidentiality-agreement-points"}
+    assert "cross-border-filing-guide" in lib.types and set(lib.types) == set(TYPES) - broken
     reasons = dict(e.split(": ", 1) for e in lib.errors)
     assert "not valid YAML" in reasons["clause-continuation"]
     assert "user.j2" in reasons["standard-contract-filing"]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.i18n import cli_text
+
 GIB = 1024**3
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "fp8": 1, "float8": 1, "int8": 1}
 # activations, CUDA graphs and the sampler's buffers; vLLM profiles this at start-up,
@@ -72,7 +74,7 @@ def load_spec(path: Path) -> ModelSpec:
     """Read a model directory's config.json (or a config.json path itself)."""
     cfg_path = path / "config.json" if path.is_dir() else path
     if not cfg_path.is_file():
-        raise CapacityError(f"找不到 config.json / config.json not found: {cfg_path}")
+        raise CapacityError(cli_text("cli.ops.capacity.no_config", path=cfg_path))
     try:
         cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
         heads = int(cfg["num_attention_heads"])
@@ -92,7 +94,7 @@ def load_spec(path: Path) -> ModelSpec:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CapacityError(
-            f"config.json 缺少字段 / config.json lacks a field: {exc} ({cfg_path})"
+            cli_text("cli.ops.capacity.config_field", field=exc, path=cfg_path)
         ) from exc
 
 
@@ -164,17 +166,18 @@ def plan(
 ) -> CapacityPlan:
     """Weights + KV per token of both models → how many sequences of max_model_len fit."""
     if dtype not in DTYPE_BYTES:
-        raise CapacityError(f"未知 dtype / unknown dtype: {dtype} ({', '.join(DTYPE_BYTES)})")
+        raise CapacityError(
+            cli_text("cli.ops.capacity.unknown_dtype", dtype=dtype, known=", ".join(DTYPE_BYTES))
+        )
     nbytes = DTYPE_BYTES[dtype]
     warnings: list[str] = []
     if target.max_positions and max_model_len > target.max_positions:
         warnings.append(
-            f"max_model_len {max_model_len} 超过目标模型的 {target.max_positions} 个位置 / "
-            f"exceeds the target's {target.max_positions} positions"
+            cli_text("cli.ops.capacity.too_long", n=max_model_len, positions=target.max_positions)
         )
     if draft and draft.vocab_size != target.vocab_size:
         warnings.append(
-            f"词表大小不同 / vocab sizes differ: {target.vocab_size} vs {draft.vocab_size}"
+            cli_text("cli.ops.capacity.vocab_differs", a=target.vocab_size, b=draft.vocab_size)
         )
     tw = target.weight_bytes(nbytes)
     dw = draft.weight_bytes(nbytes) if draft else 0
@@ -185,11 +188,7 @@ def plan(
     tokens = max(0, budget) // (kv_t + kv_d)
     seqs = tokens // max_model_len
     if seqs < 1:
-        warnings.append(
-            "显存不足以容纳一条完整长度的序列：降低 --max-model-len、使用更大的 GPU 或量化 / "
-            "not enough memory for one full-length sequence: lower --max-model-len, "
-            "use a larger GPU or quantise"
-        )
+        warnings.append(cli_text("cli.ops.capacity.no_room"))
     return CapacityPlan(
         target, draft, dtype, gpu_mem_gb, gpu_memory_utilization, max_model_len,
         tw, dw, kv_t, kv_d, budget, tokens, seqs, tuple(warnings),
@@ -202,21 +201,30 @@ def format_plan(p: CapacityPlan, target_id: str, draft_id: str | None, k: int = 
     def gib(n: int) -> str:
         return f"{n / GIB:.2f} GiB"
 
+    def line(key: str, **values: object) -> str:
+        return cli_text(f"cli.ops.capacity.{key}", **values)
+
+    kv = f"target {p.kv_per_token_target:,} B" + (
+        f" + draft {p.kv_per_token_draft:,} B = {p.kv_per_token:,} B" if p.draft else ""
+    )
     lines = [
-        f"显存 / GPU memory: {p.gpu_mem_gb:g} GiB × {p.gpu_memory_utilization:g}"
-        f" (运行时预留 / runtime reserve {RUNTIME_RESERVE_GIB:g} GiB)",
-        f"目标模型权重 / target weights: {p.target.params / 1e9:.2f}B params → {gib(p.target_weights)}",
+        line(
+            "gpu_memory",
+            gb=f"{p.gpu_mem_gb:g}",
+            share=f"{p.gpu_memory_utilization:g}",
+            reserve=f"{RUNTIME_RESERVE_GIB:g}",
+        ),
+        line("target_weights", b=f"{p.target.params / 1e9:.2f}", size=gib(p.target_weights)),
     ]
     if p.draft:
         lines.append(
-            f"草稿模型权重 / draft weights: {p.draft.params / 1e9:.2f}B params → {gib(p.draft_weights)}"
+            line("draft_weights", b=f"{p.draft.params / 1e9:.2f}", size=gib(p.draft_weights))
         )
     lines += [
-        f"每 token KV / KV per token: target {p.kv_per_token_target:,} B"
-        + (f" + draft {p.kv_per_token_draft:,} B = {p.kv_per_token:,} B" if p.draft else ""),
-        f"每序列 KV / KV per sequence ({p.max_model_len} tokens): {gib(p.kv_per_token * p.max_model_len)}",
-        f"KV 预算 / KV budget: {gib(max(0, p.kv_budget))} → {p.kv_tokens:,} tokens",
-        f"最大并发序列 / max-num-seqs at {p.max_model_len} tokens: {p.max_num_seqs}",
+        line("kv_per_token", kv=kv),
+        line("kv_per_sequence", n=p.max_model_len, size=gib(p.kv_per_token * p.max_model_len)),
+        line("kv_budget", size=gib(max(0, p.kv_budget)), tokens=f"{p.kv_tokens:,}"),
+        line("max_num_seqs", n=p.max_model_len, seqs=p.max_num_seqs),
         *(f"⚠ {w}" for w in p.warnings),
         "",
         p.vllm_command(target_id, draft_id, k),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from app.config import EndpointConfig
+from app.domain import Bilingual
 
 PREFIX = "vllm:"
 DRAFTS = "spec_decode_num_drafts"
@@ -129,12 +130,21 @@ class Advice:
     message_zh: str
     message_en: str
 
+    @property
+    def bilingual(self) -> Bilingual:
+        return Bilingual(self.message_zh, self.message_en)
+
     def message(self, lang: str = "zh") -> str:
-        return self.message_zh if lang == "zh" else self.message_en
+        return self.bilingual.text(lang)
 
 
 def parse_prometheus(text: str) -> list[Sample]:
-    """Parse Prometheus text exposition; comments and malformed lines are skipped."""
+    """Parse Prometheus text exposition; comments and malformed lines are skipped.
+
+    Not prometheus_client's parser: it does read every sample the Monitor folds (vLLM's
+    colon names, labels, `_total`/`_created`/`_bucket` samples), but one malformed line makes
+    it raise and lose the whole scrape, where a monitor should show what it could read; and
+    it would be a dependency for twenty lines."""
     samples: list[Sample] = []
     for raw in text.splitlines():
         line = raw.strip()

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.domain import Bilingual
+
 SAMPLE_TEXT = "数据处理者向境外提供个人信息，应当申报数据出境安全评估。The data processor shall file an assessment."
 SPECIAL_ROLES = ("bos", "eos", "pad", "unk")
 MAP_SAMPLE = 2000  # tokens of the target vocabulary whose ids are compared
@@ -45,6 +47,10 @@ class Check:
     detail_zh: str
     detail_en: str
 
+    @property
+    def detail(self) -> Bilingual:
+        return Bilingual(self.detail_zh, self.detail_en)
+
 
 @dataclass(frozen=True)
 class DoctorReport:
@@ -57,7 +63,7 @@ class DoctorReport:
         return all(c.ok for c in self.checks if c.severity == "error")
 
     def reasons(self, lang: str = "zh") -> list[str]:
-        return [c.detail_zh if lang == "zh" else c.detail_en for c in self.checks if not c.ok]
+        return [c.detail.text(lang) for c in self.checks if not c.ok]
 
 
 def _token_text(value: object) -> str | None:
@@ -70,14 +76,16 @@ def _read_json(path: Path) -> dict:  # type: ignore[type-arg]
     try:
         return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except (OSError, json.JSONDecodeError) as exc:
-        raise DoctorError(f"无法读取 / cannot read {path.name}: {exc}") from exc
+        raise DoctorError(str(Bilingual("无法读取", f"cannot read {path.name}: {exc}"))) from exc
 
 
 def load_hf(model_dir: Path) -> TokenizerInfo:
     """tokenizer.json (+ tokenizer_config.json, config.json) of a Hugging Face model directory."""
     tok_path = model_dir / "tokenizer.json"
     if not tok_path.is_file():
-        raise DoctorError(f"目录中没有 tokenizer.json / no tokenizer.json in {model_dir}")
+        raise DoctorError(
+            str(Bilingual("目录中没有 tokenizer.json", f"no tokenizer.json in {model_dir}"))
+        )
     tok = _read_json(tok_path)
     vocab = tok.get("model", {}).get("vocab", {})
     if isinstance(vocab, list):  # Unigram: [[piece, score], ...]
@@ -107,16 +115,18 @@ def load_gguf(path: Path) -> TokenizerInfo:
         import llama_cpp
     except ImportError as exc:  # pragma: no cover - llama-cpp-python is a dependency
         raise DoctorError(
-            "读取 GGUF 需要 llama-cpp-python / reading GGUF needs llama-cpp-python"
+            str(Bilingual("读取 GGUF 需要 llama-cpp-python", "reading GGUF needs llama-cpp-python"))
         ) from exc
     with open(path, "rb") as fh:
         if fh.read(4) != b"GGUF":
-            raise DoctorError(f"不是 GGUF 文件 / not a GGUF file: {path}")
+            raise DoctorError(str(Bilingual("不是 GGUF 文件", f"not a GGUF file: {path}")))
     try:
         with contextlib.redirect_stderr(io.StringIO()):
             llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     except (ValueError, RuntimeError) as exc:
-        raise DoctorError(f"无法读取 GGUF / cannot read GGUF {path}: {exc}") from exc
+        raise DoctorError(
+            str(Bilingual("无法读取 GGUF", f"cannot read GGUF {path}: {exc}"))
+        ) from exc
     n = llm.n_vocab()
     token_to_id: dict[str, int] = {}
     for i in range(n):
@@ -142,8 +152,12 @@ def load_tokenizer(path: Path) -> TokenizerInfo:
     if path.is_file() and path.name == "tokenizer.json":
         return load_hf(path.parent)
     raise DoctorError(
-        f"需要含 tokenizer.json 的模型目录或 .gguf 文件 / expected a model directory with "
-        f"tokenizer.json or a .gguf file: {path}"
+        str(
+            Bilingual(
+                "需要含 tokenizer.json 的模型目录或 .gguf 文件",
+                f"expected a model directory with tokenizer.json or a .gguf file: {path}",
+            )
+        )
     )
 
 
@@ -232,12 +246,16 @@ def format_report(report: DoctorReport, lang: str = "zh") -> str:
     lines.append(f"draft:  {report.draft.path} ({report.draft.kind})")
     for c in report.checks:
         mark = "✓" if c.ok else ("✗" if c.severity == "error" else "!")
-        lines.append(f"  {mark} {c.detail_zh if lang == 'zh' else c.detail_en}")
+        lines.append(f"  {mark} {c.detail.text(lang)}")
     if report.compatible:
-        lines.append("结论：兼容，可作为 draft_model 草稿 / verdict: compatible")
+        lines.append(str(Bilingual("结论：兼容，可作为 draft_model 草稿", "verdict: compatible")))
     else:
         lines.append(
-            "结论：不兼容——vLLM 的 draft_model 方法要求同一词表 / "
-            "verdict: incompatible — vLLM's draft_model method needs the same vocabulary"
+            str(
+                Bilingual(
+                    "结论：不兼容——vLLM 的 draft_model 方法要求同一词表",
+                    "verdict: incompatible — vLLM's draft_model method needs the same vocabulary",
+                )
+            )
         )
     return "\n".join(lines)

@@ -21,8 +21,9 @@ from typing import Any
 import httpx
 
 from app.config import EndpointConfig
+from app.domain import Bilingual
+from app.ops.metrics_parse import derive, scrape
 from app.serving import process
-from app.serving.metrics_parse import derive, scrape
 
 Messages = list[dict[str, str]]
 
@@ -107,13 +108,17 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
         name, ep = spec, EndpointConfig(base_url=base if base.endswith("/v1") else f"{base}/v1")
     else:
         known = ", ".join(endpoints)
-        raise BenchError(f"未知端点 / unknown endpoint: {spec} (known: {known}, or a URL)")
+        raise BenchError(
+            str(Bilingual("未知端点", f"unknown endpoint: {spec} (known: {known}, or a URL)"))
+        )
     try:
         resp = httpx.get(f"{ep.base_url.rstrip('/')}/models", timeout=5)
         resp.raise_for_status()
         served = [m["id"] for m in resp.json()["data"]]
     except (httpx.HTTPError, ValueError, KeyError) as exc:
-        raise BenchError(f"无法连接端点 / cannot reach endpoint {name}: {exc}") from exc
+        raise BenchError(
+            str(Bilingual("无法连接端点", f"cannot reach endpoint {name}: {exc}"))
+        ) from exc
     return Target(name, ep, ep.model or served[0])
 
 
@@ -124,7 +129,9 @@ def workload(prompts_dir: Path) -> list[Messages]:
     library = load_library(prompts_dir)
     chats = [render(dt, dt.example_values()).messages() for _, dt in sorted(library.types.items())]
     if not chats:
-        raise BenchError(f"提示词库为空 / the prompt library is empty: {library.errors}")
+        raise BenchError(
+            str(Bilingual("提示词库为空", f"the prompt library is empty: {library.errors}"))
+        )
     return chats
 
 
@@ -285,7 +292,7 @@ def embedded_server(k: int, *, speculative: str = "ngram") -> Iterator[str]:
             yield url
     except process.StartError as exc:
         raise BenchError(
-            f"内置服务启动失败 / embedded server failed to start (K={k}): {exc}"
+            str(Bilingual("内置服务启动失败", f"embedded server failed to start (K={k}): {exc}"))
         ) from exc
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.serving.loadbench import BenchRun, LevelResult
+from app.ops.loadbench import BenchRun, LevelResult
 
 SPEEDUP_MIN = 1.10  # below this, speculation is not worth its complexity
 ACCEPTANCE_MIN = 0.40

@@ -1,0 +1,70 @@
+"""`lexspec cite "《个人信息保护法》第三十九条" [--date YYYY-MM-DD] [--format text|json]`: show the law.
+
+Prints the article's text with its statute, version and source. Exit status: 0 shown,
+2 an unknown statute or article, a statute whose text is not held, or a bad date."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+
+from app.commands.inputs import InputError
+from app.i18n import cli_text, t
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "cite",
+        help=cli_text("cli.cite.cite.help"),
+        description=cli_text("cli.cite.cite.description"),
+    )
+    p.add_argument("reference", help=cli_text("cli.cite.reference"))
+    p.add_argument(
+        "--date", help="适用哪一日施行的版本（默认今天）/ the version in force on this date"
+    )
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help=cli_text("cli.cite.format")
+    )
+    p.set_defaults(func=handle)
+
+
+def parse_date(value: str | None) -> dt.date:
+    """YYYY-MM-DD, or today; InputError otherwise."""
+    if not value:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise InputError(f"日期应为 YYYY-MM-DD：{value}", f"Dates are YYYY-MM-DD: {value}") from exc
+
+
+def handle(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.validation import CatalogueError, default_catalogue
+    from app.validation.lookup import CitationLookupError, lookup
+    from app.validation.texts import StatuteTextError, load_texts
+
+    lang = get_settings().lang
+    try:
+        day = parse_date(args.date)
+        found = lookup(args.reference, catalogue=default_catalogue(), store=load_texts(), on=day)
+    except (InputError, CatalogueError, StatuteTextError, CitationLookupError) as exc:
+        print(exc.message(lang), file=sys.stderr)
+        return 2
+    if args.format == "json":
+        payload = {
+            "statute": found.statute,
+            "article": found.article.number,
+            "version": found.version.version,
+            "in_force_from": found.version.in_force_from.isoformat(),
+            "source": found.source,
+            "text": found.text,
+        }
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
+    print(found.heading)
+    print(found.text)
+    print(t("cli.cite.source", lang, source=found.source))
+    return 0

@@ -1,0 +1,54 @@
+"""`lexspec export --revision ID [--tracked] --out FILE.docx`: a saved revision from the audit
+log as DOCX, optionally with its redline against the model's text as Word tracked changes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.i18n import cli_text
+
+
+def _fail(message: str) -> int:
+    print(message, file=sys.stderr)
+    return 2
+
+
+def _title(doc_type: str, given: str | None) -> str:
+    """--title, else the document type's Chinese title, else its id."""
+    if given:
+        return given
+    from app.config import get_settings
+    from app.prompts import load_library
+
+    types = load_library(get_settings().prompts_dir).types
+    return types[doc_type].title_zh if doc_type in types else doc_type
+
+
+def export_revision(args: argparse.Namespace) -> int:
+    """Write the revision's DOCX to --out (default: <doc type>-<generation>-r<n>[-tracked].docx)."""
+    from app.database import session_scope
+    from app.export import ExportError
+    from app.revision_export import file_stem, load_revision, version_docx
+
+    if args.revision is None:
+        return _fail(cli_text("cli.export.tracked_needs_revision"))
+    if args.input is not None:
+        return _fail(cli_text("cli.export.file_or_revision"))
+    try:
+        with session_scope() as session:
+            generation, revision = load_revision(args.revision, session=session)
+        title = _title(generation.record.doc_type, args.title)
+        data = version_docx(generation, revision, title=title, tracked=args.tracked)
+    except (LookupError, ExportError) as exc:
+        return _fail(str(exc).strip("'\""))
+    suffix = "-tracked" if args.tracked else ""
+    out = Path(args.out) if args.out else Path(f"{file_stem(generation, revision)}{suffix}.docx")
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
+    key = "cli.export.exported_tracked" if args.tracked else "cli.export.exported_revision"
+    print(cli_text(key, n=revision.number, generation=generation.id, path=out))
+    return 0

@@ -1,0 +1,208 @@
+"""From an outline and the form's values to a plan (the steps of one draft) and from the steps'
+texts to the document: the app writes headings, numbering and deterministic parts.
+
+Every generated part is asked with the same two leading messages texts, the system prompt and
+the facts block, followed by the part's own instruction, so the server computes that shared
+prefix once per document and later parts reuse its KV cache.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+from app.outline.model import Outline, Part
+from app.outline.sources import SourceContext, lines_for
+from app.validation.numerals import int_to_chinese
+
+PART_SEPARATOR = "\n\n"  # between the facts block and a part's instruction
+# what a generated part that ended with no usable prose shows, so its number and title stay and
+# the lawyer sees what is missing (marked `no_text` on the part)
+NO_TEXT = "〔未生成正文，请补写〕"
+
+
+class OutlineProblem(ValueError):
+    """An outline's template failed to render or a source could not produce its lines."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One part of the document in order: deterministic `lines`, or a generated part's prompt."""
+
+    index: int
+    section: int  # index of its section
+    heading: str  # the section's heading when this is the section's first part, else ""
+    part: Part
+    label: str  # its number (一、) when it has a title, else ""
+    lines: tuple[str, ...] = ()  # deterministic content, each already numbered
+    prompt: str = ""  # generated: the rendered instruction
+
+    @property
+    def generated(self) -> bool:
+        return self.part.generated
+
+
+@dataclass(frozen=True)
+class OutlinePlan:
+    outline: Outline
+    system: str
+    facts: str
+    steps: tuple[Step, ...]
+    check_prefix: str = ""  # text the draft continues (follow-input): checked with it, not shown
+
+    def messages(self, step: Step) -> list[dict[str, str]]:
+        """The chat for a generated step: shared system + facts, then the part's instruction."""
+        user = f"{self.facts}{PART_SEPARATOR}{step.prompt}"
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+    def prompt_record(self) -> str:
+        """The user prompt as logged: the facts block and each generated part's instruction."""
+        asks = [f"[{s.index + 1}] {s.prompt}" for s in self.steps if s.generated]
+        return PART_SEPARATOR.join([self.facts, *asks])
+
+
+# --- numbering ----------------------------------------------------------------------------
+
+
+def _chinese(level: int, n: int) -> str:
+    return f"{int_to_chinese(n)}、" if level == 1 else f"（{int_to_chinese(n)}）"
+
+
+def _arabic(level: int, n: int) -> str:
+    return f"{n}." if level == 1 else f"（{n}）"
+
+
+NUMBERING = {"chinese": _chinese, "arabic": _arabic, "follow-input": _arabic}
+
+_LAST_NUMBER = re.compile(
+    r"^[ \t\u3000]*(?:(?P<dec>\d+)\.(?P<sub>\d+)|第(?P<art>[一二三四五六七八九十百零〇两\d]+)条"
+    r"|[（(](?P<paren>[一二三四五六七八九十]+)[）)]|(?P<num>\d+)[.．、])",
+    re.MULTILINE,
+)
+
+
+def continue_numbers(text: str, count: int) -> list[str]:
+    """The next `count` labels after the last numbered line of `text` (8.2 → 8.3, 第八条 →
+    第九条, （二） → （三）, 2. → 3.); 1. 2. ... when the text has no numbered line."""
+    from app.validation.numerals import parse_number
+
+    found = list(_LAST_NUMBER.finditer(text))
+    if not found:
+        return [f"{i}." for i in range(1, count + 1)]
+    m = found[-1]
+    if m["dec"]:
+        return [f"{m['dec']}.{int(m['sub']) + i}" for i in range(1, count + 1)]
+    if m["art"]:
+        n = parse_number(m["art"]) or 0
+        return [f"第{int_to_chinese(n + i)}条" for i in range(1, count + 1)]
+    if m["paren"]:
+        n = parse_number(m["paren"]) or 0
+        return [f"（{int_to_chinese(n + i)}）" for i in range(1, count + 1)]
+    return [f"{int(m['num']) + i}." for i in range(1, count + 1)]
+
+
+# --- planning -----------------------------------------------------------------------------
+
+
+def _environment() -> SandboxedEnvironment:
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+def _render(env: SandboxedEnvironment, source: str, context: Mapping[str, object]) -> str:
+    try:
+        return env.from_string(source).render(context).strip()
+    except TemplateError as exc:  # SecurityError and UndefinedError are TemplateErrors
+        raise OutlineProblem(f"{type(exc).__name__}: {exc}") from exc
+
+
+def plan_outline(
+    outline: Outline,
+    values: Mapping[str, str],
+    sources: SourceContext,
+    context: Mapping[str, object],
+) -> OutlinePlan:
+    """Render the outline for these (validated) values: deterministic lines and prompts.
+
+    `context` is the jinja2 context (the field values and the type's data); user values are
+    data, never template source."""
+    env = _environment()
+    number = NUMBERING.get(outline.numbering, _chinese)
+    follow = outline.numbering == "follow-input"
+    untitled = sum(1 for p in outline.parts() if not p.title)
+    clause_labels = (
+        continue_numbers(values.get(outline.continue_from, ""), untitled) if follow else []
+    )
+    steps: list[Step] = []
+    titled = 0
+    for s_index, section in enumerate(outline.sections):
+        for p_index, part in enumerate(section.parts):
+            label = ""
+            if part.title:
+                titled += 1
+                label = number(1, titled)
+            elif follow:
+                label = clause_labels.pop(0)
+            lines: tuple[str, ...] = ()
+            prompt = ""
+            if part.generated:
+                prompt = _render(env, part.prompt, context)
+            else:
+                try:
+                    raw = lines_for(part, sources)
+                except ValueError as exc:
+                    raise OutlineProblem(str(exc)) from exc
+                lines = tuple(f"{number(2, i)}{line}" for i, line in enumerate(raw, 1))
+            heading = section.heading if p_index == 0 else ""
+            steps.append(Step(len(steps), s_index, heading, part, label, lines, prompt))
+    return OutlinePlan(
+        outline,
+        _render(env, outline.system, context),
+        _render(env, outline.facts, context),
+        tuple(steps),
+        f"{values.get(outline.continue_from, '')}\n" if follow else "",
+    )
+
+
+def parts_without_text(marks: Sequence[str]) -> int:
+    """How many parts of a draft show NO_TEXT, from the outcome's marks (part3:no_text)."""
+    return sum(1 for m in marks if m.endswith(":no_text"))
+
+
+def step_text(step: Step, prose: str = "") -> str:
+    """One step as it appears in the document (heading, numbered title, lines or prose)."""
+    out: list[str] = [step.heading] if step.heading else []
+    if step.part.title:
+        out.append(f"{step.label}{step.part.title}")
+        out.extend(step.lines)
+        if prose:
+            out.append(prose)
+    elif step.label and step.generated:
+        out.append(f"{step.label} {prose}" if prose else "")
+    else:
+        out.extend(step.lines)
+        if prose:
+            out.append(prose)
+    return "\n".join(line for line in out if line)
+
+
+def assemble(steps: Sequence[Step], prose: Mapping[int, str]) -> tuple[str, list[tuple[int, int]]]:
+    """The document from the steps written so far, with the spans of generated prose."""
+    text, spans = "", []
+    for step in steps:
+        if step.generated and step.index not in prose:
+            break
+        chunk = step_text(step, prose.get(step.index, ""))
+        if not chunk:
+            continue
+        if text:
+            text += "\n"
+        body = prose.get(step.index, "")
+        if step.generated and body:
+            at = len(text) + chunk.rfind(body)
+            spans.append((at, at + len(body)))
+        text += chunk
+    return text, spans

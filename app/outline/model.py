@@ -1,0 +1,149 @@
+"""Document outlines (prompts/<type>/outline.yaml): the ordered sections of a document, their
+headings and numbering, and for each part either deterministic content or a generated part.
+
+The app writes headings, numbering and deterministic parts; the model writes only the prose of
+generated parts. Outlines are data: a lawyer adds or changes one under prompts/ only. A broken
+outline is reported by its type's name and the other outlines still load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+OUTLINE_FILE = "outline.yaml"
+GENERATED = "generated"
+
+
+class _Part(BaseModel):
+    """One numbered part of a section: `kind` names a source (facts, legal_basis, items, a
+    registered one such as a route engine's) or `generated` (the model writes its prose)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str = Field(min_length=1)
+    title: str = ""  # the part's numbered title (一、基本情况); empty: no title line
+    fields: list[str] = Field(default_factory=list)  # facts: form fields, in order
+    items: list[Any] = Field(default_factory=list)  # legal_basis / items: the entries
+    options: dict[str, Any] = Field(default_factory=dict)  # for registered sources
+    prompt: str = ""  # generated: the section's own instruction (jinja2, sandboxed)
+    max_tokens: int = Field(default=96, gt=0, le=2048)
+    stop: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _generated_has_prompt(self) -> _Part:
+        if self.kind == GENERATED and not self.prompt.strip():
+            raise ValueError("a generated part needs a prompt")
+        return self
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    heading: str = ""  # e.g. 【适用情形】, written by the app on its own line
+    parts: list[_Part] = Field(min_length=1)
+
+
+class _Outline(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    numbering: str = "chinese"  # chinese (一、（一）) | arabic (1. (1)) | follow-input
+    continue_from: str = ""  # follow-input: the field whose last number untitled parts continue
+    system: str = Field(min_length=1)  # shared system prompt (jinja2)
+    facts: str = Field(min_length=1)  # shared facts block: first user text of every part
+    sections: list[_Section] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Part:
+    kind: str
+    title: str = ""
+    fields: tuple[str, ...] = ()
+    items: tuple[Any, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict, compare=False)
+    prompt: str = ""
+    max_tokens: int = 96
+    stop: tuple[str, ...] = ()
+
+    @property
+    def generated(self) -> bool:
+        return self.kind == GENERATED
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    parts: tuple[Part, ...]
+
+
+@dataclass(frozen=True)
+class Outline:
+    doc_type: str
+    numbering: str
+    system: str
+    facts: str
+    sections: tuple[Section, ...]
+    hash: str = ""
+    continue_from: str = ""
+
+    def parts(self) -> list[Part]:
+        return [p for s in self.sections for p in s.parts]
+
+    @property
+    def headings(self) -> tuple[str, ...]:
+        return tuple(s.heading for s in self.sections if s.heading)
+
+
+@dataclass(frozen=True)
+class OutlineLibrary:
+    outlines: dict[str, Outline]
+    errors: list[str]
+
+
+class OutlineError(ValueError):
+    """An outline.yaml that cannot be used; the message names the reason."""
+
+
+def _part(raw: _Part) -> Part:
+    return Part(
+        kind=raw.kind,
+        title=raw.title,
+        fields=tuple(raw.fields),
+        items=tuple(raw.items),
+        options=dict(raw.options),
+        prompt=raw.prompt,
+        max_tokens=raw.max_tokens,
+        stop=tuple(raw.stop),
+    )
+
+
+def parse_outline(doc_type: str, source: str) -> Outline:
+    """Validate an outline's YAML text; OutlineError with the reason."""
+    try:
+        raw = _Outline.model_validate(yaml.safe_load(source))
+    except yaml.YAMLError as exc:
+        raise OutlineError(f"{OUTLINE_FILE} is not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        reasons = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'outline'}: {e['msg']}" for e in exc.errors()
+        )
+        raise OutlineError(f"{OUTLINE_FILE}: {reasons}") from exc
+    return Outline(
+        doc_type=doc_type,
+        numbering=raw.numbering,
+        system=raw.system,
+        facts=raw.facts,
+        sections=tuple(Section(s.heading, tuple(_part(p) for p in s.parts)) for s in raw.sections),
+        hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        continue_from=raw.continue_from,
+    )
+
+
+def load_outline(type_dir: Path) -> Outline | None:
+    """The type's outline, None when it has none; OutlineError (or OSError) when broken."""
+    path = type_dir / OUTLINE_FILE
+    if not path.is_file():
+        return None
+    return parse_outline(type_dir.name, path.read_text(encoding="utf-8"))

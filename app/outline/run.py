@@ -1,0 +1,177 @@
+"""Run an outline plan against a model server, part by part, with the guards applied.
+
+Deterministic parts are written at once; each generated part is one streaming request that
+shares the plan's prefix. A part that starts repeating itself is stopped and trimmed to its
+last good sentence, a part cut by its token budget ends at a sentence boundary, a thinking
+block is kept out, and both are marked on the outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.domain import CheckResult, GenerationParams, GenerationStats
+from app.llm.client import ChatStream, LLMClient
+from app.outline.compose import OutlinePlan, Step, assemble
+from app.outline.guards import SENTENCE_END, ThinkFilter, clean_prose, loop_start, to_sentence_end
+
+log = logging.getLogger(__name__)
+Checker = Callable[[str, Sequence[str]], CheckResult]
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """How one generated part ended (for the outcome, the audit log and the benchmark)."""
+
+    index: int
+    status: str  # complete | truncated | stopped | error
+    finish_reason: str | None
+    stats: GenerationStats
+    marks: tuple[str, ...] = ()  # repetition_trimmed | budget_trimmed | thinking_removed | no_text
+    thinking: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What the run is doing now, for the page: prompt (computing N prompt tokens), streaming."""
+
+    name: str  # prompt | streaming | done
+    step: int
+    steps: int
+    heading: str = ""
+    prompt_tokens: int | None = None
+
+
+def part_budget(base: GenerationParams, step: Step) -> int:
+    """A part's token budget: its own, capped by the draft's max_tokens."""
+    return min(step.part.max_tokens, base.max_tokens)
+
+
+def _budget_params(base: GenerationParams, step: Step) -> GenerationParams:
+    return replace(base, max_tokens=part_budget(base, step), stop=tuple(step.part.stop))
+
+
+def finish_part(raw: str, *, looped: bool, cut: bool) -> tuple[str, tuple[str, ...]]:
+    """The part's final prose and its marks: a loop trimmed to the last good sentence, a cut
+    by the budget (or a stop at a loop) ending at a sentence boundary. A part with no whole
+    sentence keeps what it has, visibly cut off with "……" (marked budget_cut_mid_sentence)."""
+    marks: list[str] = []
+    if looped:
+        marks.append("repetition_trimmed")
+    if looped or cut:
+        trimmed = to_sentence_end(raw)
+        if not trimmed and clean_prose(raw):
+            return clean_prose(raw).rstrip("，、；：,;: ") + "……", (
+                *marks,
+                "budget_cut_mid_sentence",
+            )
+        if cut and not looped and trimmed != raw.rstrip():
+            marks.append("budget_trimmed")
+        raw = trimmed
+    return clean_prose(raw), tuple(marks)
+
+
+def with_context(checker: Checker, prefix: str) -> Checker:
+    """A checker that reads `prefix` (the clause a continuation follows) before the text, so
+    that continued numbering is judged in context; findings in the prefix are left out."""
+    if not prefix:
+        return checker
+
+    def check(text: str, required: Sequence[str]) -> CheckResult:
+        full = checker(prefix + text, required)
+        n = len(prefix)
+        return CheckResult(
+            findings=tuple(
+                replace(f, start=f.start - n, end=f.end - n) for f in full.findings if f.start >= n
+            ),
+            citations=tuple(
+                replace(c, start=c.start - n, end=c.end - n) for c in full.citations if c.start >= n
+            ),
+        )
+
+    return check
+
+
+def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    begin = max([text.rfind(ch, 0, start) for ch in SENTENCE_END + "\n"]) + 1
+    stops = [i for i in (text.find(ch, end) for ch in SENTENCE_END + "\n") if i >= 0]
+    return begin, (min(stops) + 1 if stops else len(text))
+
+
+def drop_bad_sentences(
+    prose: dict[int, str], steps: Sequence[Step], checker: Checker, required: Sequence[str]
+) -> tuple[str, CheckResult, int]:
+    """Remove generated sentences that carry an error finding (a wrong citation, a number the
+    model wrote); the app's own parts are never touched. Returns text, check, sentences cut."""
+    cut = 0
+    for _round in range(5):
+        text, spans = assemble(steps, prose)
+        check = checker(text, required)
+        owners = [s.index for s in steps if s.generated and s.index in prose and prose[s.index]]
+        bad = [
+            (owner, f)
+            for f in check.findings
+            if f.severity == "error"
+            for owner, (a, b) in zip(owners, spans, strict=False)
+            if a <= f.start < b
+        ]
+        if not bad:
+            return text, check, cut
+        for owner, f in bad[:1]:
+            a = dict(zip(owners, spans, strict=False))[owner][0]
+            body = prose[owner]
+            s, e = _sentence_around(body, f.start - a, f.end - a)
+            prose[owner] = clean_prose(body[:s] + body[e:])
+            cut += 1
+    text, _ = assemble(steps, prose)
+    return text, checker(text, required), cut
+
+
+class PartStream:
+    """One generated part's request, filtered (thinking) and guarded (repetition)."""
+
+    def __init__(self, stream: ChatStream) -> None:
+        self.stream = stream
+        self.thinking = ThinkFilter()
+        self.raw = ""
+        self.looped = False
+
+    def __iter__(self) -> Generator[str, None, None]:
+        deltas = iter(self.stream)
+        try:
+            for delta in deltas:
+                self.raw += self.thinking.feed(delta)
+                at = loop_start(self.raw)
+                if at is not None:
+                    self.looped, self.raw = True, self.raw[:at]
+                    self.stream.cancel()
+                    return
+                yield self.raw
+        finally:
+            deltas.close()
+            self.raw += self.thinking.flush()
+
+    def result(self, index: int, cancelled: bool) -> tuple[str, PartResult]:
+        s = self.stream
+        cut = s.finish_reason == "length"
+        prose, marks = finish_part(self.raw, looped=self.looped, cut=cut)
+        if self.thinking.thinking:
+            marks += ("thinking_removed",)
+            log.info("part %d: thinking kept out of the draft: %r", index, self.thinking.thinking)
+        status: str = "stopped" if cancelled else s.status
+        if status == "stopped" and self.looped and not cancelled:
+            status = "complete"
+        if status == "complete" and cut:
+            status = "truncated"
+        part = PartResult(
+            index, status, s.finish_reason, s.stats, marks, self.thinking.thinking, s.error
+        )
+        return prose, part
+
+
+def open_part(client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams) -> Any:
+    return client.stream_chat(plan.messages(step), _budget_params(base, step))

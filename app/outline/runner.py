@@ -1,0 +1,198 @@
+"""OutlineRun: a whole outline draft with the same surface as app.generation.DraftRun
+(iterate for DraftUpdates, cancel(), outcome()), so the page, the CLI and studies drive both
+modes alike."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.llm.client import LLMClient
+from app.outline.compose import NO_TEXT, OutlinePlan, Step, assemble
+from app.outline.run import (
+    Checker,
+    PartResult,
+    PartStream,
+    Phase,
+    drop_bad_sentences,
+    open_part,
+    with_context,
+)
+
+if TYPE_CHECKING:
+    from app.generation import DraftUpdate, GenerationOutcome
+
+
+def combine_stats(
+    parts: Sequence[PartResult], started: float, first_at: float | None
+) -> GenerationStats:
+    """The document's numbers: TTFT of its first generated text, tokens and passes summed."""
+
+    def total(name: str) -> int | None:
+        values = [getattr(p.stats, name) for p in parts if getattr(p.stats, name) is not None]
+        return sum(values) if values else None
+
+    decode_s = [p.stats.decode_s for p in parts if p.stats.decode_s is not None]
+    return GenerationStats(
+        ttft_s=first_at,
+        total_s=time.monotonic() - started,
+        prompt_tokens=total("prompt_tokens"),
+        completion_tokens=sum(p.stats.completion_tokens for p in parts),
+        draft_tokens=total("draft_tokens"),
+        accepted_tokens=total("accepted_tokens"),
+        decode_tokens=total("decode_tokens"),
+        decode_s=sum(decode_s) if decode_s else None,
+        tokens_estimated=any(p.stats.tokens_estimated for p in parts),
+    )
+
+
+def overall_status(parts: Sequence[PartResult], cancelled: bool) -> str:
+    if cancelled or any(p.status == "stopped" for p in parts):
+        return "stopped"
+    if any(p.status == "error" for p in parts):
+        return "error"
+    return "truncated" if any(p.status == "truncated" for p in parts) else "complete"
+
+
+class OutlineRun:
+    """One outline draft: deterministic parts at once, generated parts streamed in order."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        plan: OutlinePlan,
+        rendered: RenderedPrompt,
+        params: GenerationParams,
+        *,
+        required_sections: Sequence[str],
+        endpoint_name: str,
+        speculative_label: str,
+        checker: Checker,
+    ) -> None:
+        self.client, self.plan, self.rendered, self.params = client, plan, rendered, params
+        self.required_sections = tuple(required_sections)
+        self.endpoint_name, self.speculative_label = endpoint_name, speculative_label
+        self._checker = with_context(checker, plan.check_prefix)
+        self._cancelled = threading.Event()
+        self._current: PartStream | None = None
+        self._prose: dict[int, str] = {}
+        self._settled: dict[int, str] = {}  # finished parts' final prose
+        self._removed = 0
+        self._parts: list[PartResult] = []
+        self._outcome: GenerationOutcome | None = None
+        self._model = ""
+        self._started = 0.0
+        self._first: float | None = None
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+        if self._current is not None:
+            self._current.stream.cancel()
+
+    @property
+    def finished(self) -> bool:
+        return self._outcome is not None
+
+    def outcome(self) -> GenerationOutcome:
+        if self._outcome is None:
+            raise RuntimeError("the draft is still streaming; iterate it to the end first")
+        return self._outcome
+
+    def _update(self, delta: str, phase: Phase) -> DraftUpdate:
+        from app.generation import DraftUpdate
+
+        text, _ = assemble(self.plan.steps, self._prose)
+        return DraftUpdate(text, delta, None, phase)
+
+    def __iter__(self) -> Generator[DraftUpdate, None, None]:
+        self._started = time.monotonic()
+        steps = self.plan.steps
+        try:
+            for step in steps:
+                if self._cancelled.is_set() or (self._parts and self._parts[-1].status == "error"):
+                    break
+                if step.generated:
+                    yield from self._generate(step, len(steps))
+        finally:
+            self._current = None
+            self._finish()
+        if self._outcome is not None:
+            yield self._update("", Phase("done", len(steps), len(steps)))
+
+    def _generate(self, step: Step, steps: int) -> Generator[DraftUpdate, None, None]:
+        heading = next(
+            (s.heading for s in reversed(self.plan.steps[: step.index + 1]) if s.heading), ""
+        )
+        tokens = self.client.count_tokens(self.plan.messages(step))
+        yield self._update("", Phase("prompt", step.index, steps, heading, tokens))
+        part = PartStream(open_part(self.client, self.plan, step, self.params))
+        self._current = part
+        self._prose[step.index] = ""
+        shown = ""
+        try:
+            for raw in part:
+                if self._first is None:
+                    self._first = time.monotonic() - self._started
+                self._prose[step.index] = raw
+                delta, shown = raw[len(shown) :], raw
+                yield self._update(delta, Phase("streaming", step.index, steps, heading))
+        finally:
+            prose, result = part.result(step.index, self._cancelled.is_set())
+            self._prose[step.index] = prose
+            self._parts.append(result)
+            self._model = part.stream.model or self._model
+            if result.status in ("complete", "truncated"):
+                self._settle(step)
+
+    def _settle(self, step: Step) -> None:
+        """A finished part's prose is final: its sentences that carry an error are removed now,
+        so the text printed part by part is the text recorded. A part left with no prose shows
+        NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
+        steps = self.plan.steps[: step.index + 1]
+        _, _, removed = drop_bad_sentences(self._prose, steps, self._checker, ())
+        self._removed += removed
+        if not self._prose[step.index]:
+            self._prose[step.index] = NO_TEXT
+            last = self._parts[-1]
+            self._parts[-1] = replace(last, marks=(*last.marks, "no_text"))
+        self._settled[step.index] = self._prose[step.index]
+
+    def settled_text(self) -> str:
+        """The document up to the last finished part (what `lexspec draft` prints as it goes)."""
+        return assemble(self.plan.steps, self._settled)[0]
+
+    def _finish(self) -> None:
+        from app.generation import GenerationOutcome
+
+        if self._outcome is not None:
+            return
+        cancelled = self._cancelled.is_set()
+        status = overall_status(self._parts, cancelled)
+        text, _ = assemble(self.plan.steps, self._prose)
+        check, removed = self._checker(text, self.required_sections), self._removed
+        marks = [f"part{p.index + 1}:{m}" for p in self._parts for m in p.marks]
+        if removed:
+            marks.append(f"sentences_removed:{removed}")
+        errors = [p.error for p in self._parts if p.error]
+        self._outcome = GenerationOutcome(
+            rendered=self.rendered,
+            params=self.params,
+            endpoint_name=self.endpoint_name,
+            model=self._model,
+            speculative_label=self.speculative_label,
+            text=text,
+            status=status,  # type: ignore[arg-type]
+            error=errors[0] if errors else None,
+            stats=combine_stats(self._parts, self._started, self._first),
+            check=check,
+            finish_reason="length" if status == "truncated" else None,
+            findings=tuple(f.to_dict() for f in check.findings),
+            mode="outline",
+            marks=tuple(marks),
+            thinking="\n".join(p.thinking for p in self._parts if p.thinking),
+            parts=tuple(self._parts),
+        )

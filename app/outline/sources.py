@@ -1,0 +1,136 @@
+"""Deterministic section sources: the content the app (not the model) writes into an outline.
+
+A source turns a part of an outline plus the draft's facts into lines (each becomes a numbered
+item under the part's title). Built in: `facts` (form fields, as entered), `legal_basis` (statute
+and article, with the article's first line from the statute-text store) and `items` (fixed
+entries, e.g. a materials list). Another module adds a source with `register_source` (a route
+engine registers one for the route's steps and materials); outlines then name it as their kind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.outline.model import Part
+from app.validation.numerals import int_to_chinese
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """What a source may read: the doc type's field labels and the form's (validated) values."""
+
+    values: Mapping[str, str]
+    labels: Mapping[str, str]  # field name -> 中文 label
+    doc_date: dt.date | None = None
+
+
+Source = Callable[[Part, SourceContext], list[str]]
+_SOURCES: dict[str, Source] = {}
+
+
+class SourceError(ValueError):
+    """A part names a source nobody registered, or its entries do not fit the source."""
+
+
+def register_source(kind: str, source: Source) -> None:
+    """Make `kind` usable in outlines (e.g. `register_source("route", route_lines)`)."""
+    _SOURCES[kind] = source
+
+
+def registered_sources() -> tuple[str, ...]:
+    return tuple(sorted(_SOURCES))
+
+
+def lines_for(part: Part, context: SourceContext) -> list[str]:
+    """The lines of a deterministic part; SourceError for an unknown kind."""
+    source = _SOURCES.get(part.kind)
+    if source is None:
+        known = ", ".join(registered_sources())
+        raise SourceError(f"unknown part kind {part.kind!r} (known: {known}, generated)")
+    return source(part, context)
+
+
+def facts_lines(part: Part, context: SourceContext) -> list[str]:
+    """`label：value` for each listed field that has a value, exactly as entered in the form."""
+    lines = []
+    for name in part.fields:
+        if name not in context.labels:
+            raise SourceError(f"facts: no field {name!r}")
+        value = context.values.get(name, "")
+        if value:
+            lines.append(f"{context.labels[name]}：{value}")
+    return lines
+
+
+def article_label(article: int) -> str:
+    return f"第{int_to_chinese(article)}条"
+
+
+def first_line(statute: str, article: int, day: dt.date | None = None) -> str | None:
+    """The article's first line in the version in force on `day` (else the latest held)."""
+    from app.validation.texts import load_texts
+
+    store = load_texts()
+    version = (store.on(statute, day) if day else None) or store.latest(statute)
+    found = version.article(article) if version else None
+    return found.first_line if found else None
+
+
+def _basis_entry(raw: Any) -> tuple[str, int, str]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("article"), int):
+        raise SourceError(f"legal_basis: each item needs statute and article, got {raw!r}")
+    return str(raw.get("statute", "")), int(raw["article"]), str(raw.get("summary", ""))
+
+
+def legal_basis_lines(part: Part, context: SourceContext) -> list[str]:
+    """《statute》第N条：its first line from the statute-text store (or the outline's summary
+    where the store does not hold the statute's text)."""
+    lines = []
+    for raw in part.items:
+        statute, article, summary = _basis_entry(raw)
+        text = first_line(statute, article, context.doc_date) or summary
+        lines.append(f"《{statute}》{article_label(article)}" + (f"：{text}" if text else ""))
+    return lines
+
+
+def items_lines(part: Part, context: SourceContext) -> list[str]:
+    """Fixed entries; an entry may name its basis ({text, statute, article})."""
+    lines = []
+    for raw in part.items:
+        if isinstance(raw, str):
+            lines.append(raw)
+            continue
+        if not isinstance(raw, dict) or "text" not in raw:
+            raise SourceError(f"items: an entry is a string or has text, got {raw!r}")
+        line = str(raw["text"])
+        if isinstance(raw.get("article"), int):
+            line += f"（依据《{raw['statute']}》{article_label(int(raw['article']))}）"
+        lines.append(line)
+    return lines
+
+
+def route_lines(_part: Part, context: SourceContext) -> list[str]:
+    """The transfer route the form's facts lead to (app.route: rules with their sources), its
+    basis and the reason; one line saying so while a fact is missing. What would change the route
+    stays on the page's route panel: its counterfactual counts would read as wrong facts."""
+    from app.route.form import decision_from_values
+
+    decision = decision_from_values(context.values)
+    if decision is None:
+        return [
+            "表单事实不全，无法判定出境路径：请填写是否为关键信息基础设施运营者、是否涉及重要数据和涉及人数。"
+        ]
+    return [
+        f"出境路径：{decision.route_text.zh}",
+        f"法律依据：{decision.basis_text()}",
+        f"判定理由：{decision.explanation.zh}",
+    ]
+
+
+register_source("facts", facts_lines)
+register_source("route", route_lines)
+register_source("legal_basis", legal_basis_lines)
+register_source("items", items_lines)

@@ -1,0 +1,60 @@
+"""The transfer route on the Draft page: shown for the transfer document types as soon as the
+facts are filled in, with its basis, what would change it, and a warning before generating
+when the type is written for another route."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
+from app.ui_state import lang, tr
+
+if TYPE_CHECKING:
+    from app.prompts import DocType
+
+
+def _bad_counts(doc_type: DocType, values: Mapping[str, str]) -> list[str]:
+    """Labels of count fields that hold something other than a non-negative whole number."""
+    bad = []
+    for name in (INDIVIDUALS_FIELD, SENSITIVE_FIELD):
+        spec = doc_type.get_field(name)
+        if spec is not None and values.get(name) and parse_count(values[name]) is None:
+            bad.append(spec.label(lang()))
+    return bad
+
+
+def show(doc_type: DocType, values: Mapping[str, str]) -> None:
+    """The route panel (nothing for a type that is not about a transfer)."""
+    if doc_type.route is None:
+        return
+    ui_lang = lang()
+    with st.container(border=True, key="route.panel"):
+        st.markdown(f"**{tr('route.title')}**")
+        bad = _bad_counts(doc_type, values)
+        decision = None if bad else decision_from_values(values)
+        if bad:
+            st.warning(tr("route.bad_count", fields="、".join(bad)), icon=":material/warning:")
+        if decision is None:
+            st.caption(tr("route.incomplete"))
+            return
+        st.info(
+            tr("route.result", route=decision.route_text.text(ui_lang)), icon=":material/route:"
+        )
+        st.markdown(tr("route.basis", basis=decision.basis_text()))
+        st.caption(decision.explanation.text(ui_lang))
+        if decision.route != doc_type.route:
+            st.warning(
+                tr(
+                    "route.contradiction",
+                    title=doc_type.title(ui_lang),
+                    route=decision.route_text.text(ui_lang),
+                ),
+                icon=":material/report:",
+            )
+        with st.expander(tr("route.changes")):
+            for change in decision.changes:
+                st.markdown(f"- {change.text(ui_lang)}")
+        st.caption(decision.scope_note.text(ui_lang))

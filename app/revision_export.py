@@ -1,0 +1,81 @@
+"""Export a generation's model text or any saved revision as Markdown or DOCX.
+
+One place builds the DOCX of a version for History and `lexspec export --revision`:
+the title from the document type and matter, the version's own findings as comments
+and appendix, and, for a revision, optionally the redline against the model's text as
+Word tracked changes (author and date of the revision).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from app.export import ExportMeta, draft_to_docx
+from app.export.tracked import tracked_docx
+from app.i18n import cli_text
+from app.revisions import findings_of
+from audit import revisions as revision_store
+from audit import store
+from audit.domain import StoredGeneration
+from audit.revisions import StoredRevision
+
+
+def file_stem(generation: StoredGeneration, revision: StoredRevision | None) -> str:
+    """`<doc type>-<generation id>` for the model text, `...-r<number>` for a revision."""
+    stem = f"{generation.record.doc_type}-{generation.id}"
+    return stem if revision is None else f"{stem}-r{revision.number}"
+
+
+def export_meta(
+    generation: StoredGeneration, revision: StoredRevision | None, *, title: str
+) -> ExportMeta:
+    """Title (document type), matter and client from the form, author and date of the version."""
+    values = generation.record.field_values
+    return ExportMeta(
+        title=title,
+        matter_ref=str(values.get("matter_ref", "") or ""),
+        client=str(values.get("company_name", values.get("client", "")) or ""),
+        author=revision.user_name if revision else generation.record.user_name,
+        created=revision.created_at if revision else generation.created_at,
+        generation_id=generation.id,
+        template_hash=generation.record.template_hash,
+    )
+
+
+def version_text(generation: StoredGeneration, revision: StoredRevision | None) -> str:
+    return generation.record.output_text if revision is None else revision.text
+
+
+def version_docx(
+    generation: StoredGeneration,
+    revision: StoredRevision | None,
+    *,
+    title: str,
+    tracked: bool = False,
+) -> bytes:
+    """The DOCX of the model text (revision None) or of a revision, tracked if asked."""
+    meta = export_meta(generation, revision, title=title)
+    if revision is not None and tracked:
+        return tracked_docx(
+            generation.record.output_text,
+            revision.text,
+            meta=meta,
+            author=revision.user_name,
+            date=revision.created_at,
+            findings=findings_of(revision.findings),
+        )
+    findings = findings_of(
+        revision.findings if revision is not None else generation.record.findings
+    )
+    return draft_to_docx(version_text(generation, revision), meta=meta, findings=findings)
+
+
+def load_revision(revision_id: int, *, session: Session) -> tuple[StoredGeneration, StoredRevision]:
+    """A revision and its generation for an operator's export (the CLI has no signed-in user)."""
+    revision = revision_store.get_revision(revision_id, session=session)
+    generation = (
+        None if revision is None else store.get_generation(revision.generation_id, session=session)
+    )
+    if revision is None or generation is None:
+        raise LookupError(cli_text("revisions.not_found", id=revision_id))
+    return generation, revision

@@ -1,0 +1,134 @@
+"""Saved revisions of a draft: the lawyer's edited text, kept in the audit log.
+
+Saving an edited draft appends a revision linked to its generation (who, when, the
+text, its findings re-checked on that text) to the hash chain; nothing is overwritten.
+History lists them, shows a redline against the model's text and exports any of them;
+"Approve as precedent" uses the latest saved text. Services take the session
+keyword-only and never commit: pages and commands own the unit of work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.accounts import PermissionDenied, can_see_all_history, require_role
+from app.domain import BilingualError, Finding
+from app.history import reopen
+from app.i18n import cli_text
+from audit import revisions as revision_store
+from audit.domain import StoredGeneration, User
+from audit.revisions import StoredRevision
+
+MAX_CHARS = 200_000
+
+__all__ = [
+    "RevisionError",
+    "StoredRevision",
+    "current_text",
+    "findings_of",
+    "get_revision",
+    "list_revisions",
+    "revision_counts",
+    "save_revision",
+]
+
+
+class RevisionError(BilingualError, ValueError):
+    """The text cannot be saved as a revision (empty, too long, unchanged)."""
+
+
+@dataclass(frozen=True)
+class CurrentText:
+    """The text a generation stands for now: its latest revision, else the model's output."""
+
+    text: str
+    revision: StoredRevision | None
+
+
+def findings_of(items: Sequence[object]) -> tuple[Finding, ...]:
+    """Findings stored as dicts back as Finding objects (unknown shapes are skipped)."""
+    out: list[Finding] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        try:
+            out.append(Finding(**{k: item[k] for k in Finding.__dataclass_fields__ if k in item}))
+        except TypeError:
+            continue
+    return tuple(out)
+
+
+def _check_editable(user: User, stored: StoredGeneration) -> None:
+    require_role(user, "drafter")
+    if stored.record.user_name != user.name and not can_see_all_history(user):
+        raise PermissionDenied("只能修订自己的草稿", "You can only revise your own drafts")
+
+
+def current_text(generation_id: int, *, session: Session) -> CurrentText | None:
+    """The latest saved text of a generation (None if there is no such generation)."""
+    latest = revision_store.latest_revision(generation_id, session=session)
+    if latest is not None:
+        return CurrentText(latest.text, latest)
+    from audit.store import get_generation
+
+    stored = get_generation(generation_id, session=session)
+    return None if stored is None else CurrentText(stored.record.output_text, None)
+
+
+def save_revision(
+    user: User,
+    generation_id: int,
+    text: str,
+    *,
+    session: Session,
+    required_sections: Sequence[str] = (),
+) -> StoredRevision:
+    """Append `text` as the next revision of the generation, with findings re-checked on it."""
+    from app.generation import check_draft
+
+    stored = reopen(user, generation_id, session=session)
+    _check_editable(user, stored)
+    if not text.strip():
+        raise RevisionError("修订稿为空，未保存。", "The revision is empty; nothing was saved.")
+    if len(text) > MAX_CHARS:
+        raise RevisionError(
+            f"修订稿过长（{len(text)} 字），上限 {MAX_CHARS} 字。",
+            f"The revision is too long ({len(text)} characters; the limit is {MAX_CHARS}).",
+        )
+    now = current_text(generation_id, session=session)
+    if now is not None and now.text == text:
+        raise RevisionError(
+            "与上次保存的文本相同，未新建修订。",
+            "Same text as the last saved version; no new revision was made.",
+        )
+    findings = check_draft(text, required_sections).findings
+    return revision_store.append_revision(
+        generation_id,
+        text,
+        session=session,
+        user_name=user.name,
+        findings=[f.to_dict() for f in findings],
+    )
+
+
+def list_revisions(user: User, generation_id: int, *, session: Session) -> list[StoredRevision]:
+    """The generation's revisions, oldest first, if `user` may see the generation."""
+    reopen(user, generation_id, session=session)
+    return revision_store.list_revisions(generation_id, session=session)
+
+
+def get_revision(
+    user: User, revision_id: int, *, session: Session
+) -> tuple[StoredGeneration, StoredRevision]:
+    """A revision with its generation, if `user` may see the generation."""
+    revision = revision_store.get_revision(revision_id, session=session)
+    if revision is None:
+        raise LookupError(cli_text("revisions.not_found", id=revision_id))
+    return reopen(user, revision.generation_id, session=session), revision
+
+
+def revision_counts(generation_ids: Sequence[int], *, session: Session) -> dict[int, int]:
+    return revision_store.revision_counts(generation_ids, session=session)

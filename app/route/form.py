@@ -1,0 +1,60 @@
+"""The route's facts read from a drafting form's values (the fields the transfer types share).
+
+The field names and the meaning of each select value are declared here once; the document
+types' meta.yaml use the same names and choices (test_route_form checks they agree)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from app.route.engine import RouteDecision, TransferFacts, decide
+from app.route.rules import Exemption
+
+CIIO_FIELD = "is_ciio"
+IMPORTANT_FIELD = "important_data"
+INDIVIDUALS_FIELD = "individuals_count"
+SENSITIVE_FIELD = "sensitive_count"
+EXEMPTION_FIELD = "exemption"
+
+# 尚未认定: an operator is a CIIO once the protection department has notified it of its
+# identification (关键信息基础设施安全保护条例第十条); until then the non-CIIO thresholds apply.
+YES_NO: dict[str, bool] = {"是": True, "否": False, "尚未认定": False}
+EXEMPTION_CHOICES: dict[str, Exemption | None] = {
+    "无": None,
+    "订立、履行个人作为一方当事人的合同": "contract",
+    "依法实施跨境人力资源管理": "hr",
+    "紧急情况下保护生命健康和财产安全": "emergency",
+    "境外收集的个人信息经境内处理后出境": "foreign-collected",
+}
+
+
+def parse_count(value: str) -> int | None:
+    """A non-negative whole number written with or without thousands commas; else None."""
+    digits = value.strip().replace(",", "")
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
+def facts_from_values(values: Mapping[str, str]) -> TransferFacts | None:
+    """The facts if the form holds all of them (a blank sensitive count is 0); else None."""
+    ciio = YES_NO.get(str(values.get(CIIO_FIELD) or ""))
+    important = YES_NO.get(str(values.get(IMPORTANT_FIELD) or ""))
+    individuals = parse_count(str(values.get(INDIVIDUALS_FIELD) or ""))
+    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    sensitive = parse_count(sensitive_raw) if sensitive_raw else 0
+    exemption_raw = str(values.get(EXEMPTION_FIELD) or "无")
+    if None in (ciio, important, individuals, sensitive) or exemption_raw not in EXEMPTION_CHOICES:
+        return None
+    exemption = EXEMPTION_CHOICES[exemption_raw]
+    return TransferFacts(
+        ciio=bool(ciio),
+        important_data=bool(important),
+        individuals=int(individuals or 0),
+        sensitive=int(sensitive or 0),
+        exemptions=frozenset({exemption}) if exemption else frozenset(),
+    )
+
+
+def decision_from_values(values: Mapping[str, str]) -> RouteDecision | None:
+    """The route the form's facts lead to, or None while a fact is missing or malformed."""
+    facts = facts_from_values(values)
+    return decide(facts) if facts is not None else None

@@ -1,0 +1,168 @@
+"""The route rules (app/route/rules.yaml) loaded into frozen dataclasses and checked at load.
+
+Every basis must name a catalogued statute and an article within its count; every threshold's
+cross-check quote is checked against the held statute text by the tests (test_route_rules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+
+from app.domain import Bilingual, BilingualError
+
+Route = Literal["security_assessment", "standard_contract_or_certification", "exempt"]
+ROUTES: tuple[Route, ...] = ("security_assessment", "standard_contract_or_certification", "exempt")
+Exemption = Literal["contract", "hr", "emergency", "foreign-collected"]
+EXEMPTIONS: tuple[Exemption, ...] = ("contract", "hr", "emergency", "foreign-collected")
+RULES_FILE = Path(__file__).resolve().parent / "rules.yaml"
+
+
+class RulesError(BilingualError, ValueError):
+    """The rules file is inconsistent (a basis outside the catalogue, an unknown condition)."""
+
+
+@dataclass(frozen=True)
+class Basis:
+    """A statute article a rule rests on; `text_checked` is False where its text is not held."""
+
+    statute: str
+    article: int
+    item: int | None = None
+    text_checked: bool = True
+
+    def label(self) -> str:
+        from app.validation.numerals import int_to_chinese
+
+        item = f"第{int_to_chinese(self.item)}项" if self.item else ""
+        return f"《{self.statute}》第{int_to_chinese(self.article)}条{item}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"statute": self.statute, "article": self.article, "item": self.item}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    name: str
+    value: int
+    edge: str  # 以上 (>=) ; the only edge the rules use for a lower bound
+    counts: Literal["individuals", "sensitive"]
+    source: Basis
+    text: Bilingual
+    cross_check: tuple[str, int, str]  # (statute, article, verbatim quote)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    when: tuple[str, ...]
+    route: Route
+    basis: tuple[Basis, ...]
+    text: Bilingual
+
+
+@dataclass(frozen=True)
+class Rules:
+    regulation: str
+    counting: tuple[str, int, str]
+    thresholds: dict[str, Threshold]
+    exemptions: dict[str, tuple[Basis, Bilingual]]
+    rules: tuple[Rule, ...]
+    routes: dict[str, Bilingual]
+    scope_note: Bilingual
+    changes: dict[str, Bilingual]
+
+
+def _problem(detail: str) -> RulesError:
+    return RulesError(f"路径规则文件有误：{detail}", f"The route rules file is wrong: {detail}")
+
+
+def _basis(raw: dict[str, Any]) -> Basis:
+    return Basis(
+        statute=str(raw["statute"]),
+        article=int(raw["article"]),
+        item=int(raw["item"]) if raw.get("item") is not None else None,
+        text_checked=bool(raw.get("text_checked", True)),
+    )
+
+
+def _bilingual(raw: dict[str, Any], zh: str = "zh", en: str = "en") -> Bilingual:
+    return Bilingual(zh=str(raw[zh]), en=str(raw[en]))
+
+
+def _threshold(name: str, raw: dict[str, Any]) -> Threshold:
+    check = raw["cross_check"]
+    if raw["edge"] != "以上" or raw["counts"] not in ("individuals", "sensitive"):
+        raise _problem(f"{name}: edge must be 以上 and counts individuals|sensitive")
+    return Threshold(
+        name=name,
+        value=int(raw["value"]),
+        edge=str(raw["edge"]),
+        counts=raw["counts"],
+        source=_basis(raw["source"]),
+        text=_bilingual(raw, "text_zh", "text_en"),
+        cross_check=(str(check["statute"]), int(check["article"]), str(check["quote"])),
+    )
+
+
+def _rule(raw: dict[str, Any]) -> Rule:
+    if raw["route"] not in ROUTES:
+        raise _problem(f"rule {raw.get('id')}: unknown route {raw['route']}")
+    return Rule(
+        id=str(raw["id"]),
+        when=tuple(str(c) for c in raw.get("when") or ()),
+        route=cast(Route, raw["route"]),
+        basis=tuple(_basis(b) for b in raw["basis"]),
+        text=_bilingual(raw),
+    )
+
+
+def parse_rules(data: dict[str, Any]) -> Rules:
+    """Rules from the YAML mapping; RulesError on a missing key or a bad value."""
+    try:
+        counting = data["counting"]
+        return Rules(
+            regulation=str(data["regulation"]),
+            counting=(str(counting["statute"]), int(counting["article"]), str(counting["quote"])),
+            thresholds={k: _threshold(k, v) for k, v in data["thresholds"].items()},
+            exemptions={
+                k: (_basis(v["source"]), _bilingual(v)) for k, v in data["exemptions"].items()
+            },
+            rules=tuple(_rule(r) for r in data["rules"]),
+            routes={k: _bilingual(v) for k, v in data["routes"].items()},
+            scope_note=_bilingual(data["scope_note"]),
+            changes={k: _bilingual(v) for k, v in data["changes"].items()},
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, RulesError):
+            raise
+        raise _problem(f"{type(exc).__name__}: {exc}") from exc
+
+
+def resolve_basis(rules: Rules, catalogue: Any) -> Rules:
+    """Check every basis against the statute catalogue (name and article count)."""
+    cited = [b for r in rules.rules for b in r.basis]
+    cited += [t.source for t in rules.thresholds.values()]
+    cited += [basis for basis, _ in rules.exemptions.values()]
+    for basis in cited:
+        statute = catalogue.resolve(basis.statute)
+        if statute is None or statute.name != basis.statute:
+            raise _problem(f"{basis.statute} is not a catalogued statute name")
+        if statute.articles is not None and not 1 <= basis.article <= statute.articles:
+            raise _problem(f"{basis.label()} is beyond the statute's {statute.articles} articles")
+    if set(rules.exemptions) != set(EXEMPTIONS) or set(rules.routes) != set(ROUTES):
+        raise _problem("exemptions and routes must be exactly those the engine knows")
+    return rules
+
+
+@lru_cache(maxsize=1)
+def load_rules(path: str = str(RULES_FILE)) -> Rules:
+    """The rules, parsed and resolved against the built-in catalogue (cached)."""
+    from app.validation.catalogue import load_catalogue
+
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return resolve_basis(parse_rules(data), load_catalogue(None))

@@ -1,0 +1,267 @@
+"""Citations checked against what the article says, in the version in force on the document's
+date: citation.content_mismatch, citation.renumbered and citation.not_in_force (all warnings).
+
+Runs after parse_citations: it reads the resolved Citations, never re-parses the text. Each
+citation's claim is its sentence (to 。！？； or a line break) minus the citations in it, cut at
+the neighbouring citations of other articles; a sentence still streaming (no end yet) is left
+alone, so findings do not flicker while a draft is written."""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from app.domain import Citation, Finding
+from app.validation.catalogue import Catalogue
+from app.validation.matching import bigrams, index_for
+from app.validation.messages import finding
+from app.validation.numerals import int_to_chinese
+from app.validation.texts import StatuteText, TextStore
+
+SENTENCE_END = re.compile(r"[。！？；!?;\n]")
+JOINER = re.compile(
+    r"^[\s\u3000、，,和及与或至以者到—－～~]*$"
+)  # between the articles of one chain
+OPENING = 24  # characters of each article shown in a message
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a claim counts and when another article fits it clearly better.
+
+    Chosen on tests/unit/validation_fixtures/citation_claims.yaml (bench/validation.py
+    --calibrate prints the grid); see docs/validation.md."""
+
+    min_claim: float = 6.0  # summed bigram weight below which the sentence claims nothing
+    min_grams: int = 6  # ... or fewer weighted bigrams than this (违约责任……处理: four)
+    margin: float = 0.25  # the better article must cover this much more of the claim
+    min_better: float = 0.5  # ... and at least this share of it
+
+
+DEFAULT = Thresholds()
+
+
+@dataclass(frozen=True)
+class Group:
+    """Citations of one statute read together (第十三条、第三十九条) and the claim they carry."""
+
+    members: tuple[Citation, ...]
+    claim: str
+
+
+def _article(n: int) -> str:
+    return f"第{int_to_chinese(n)}条"
+
+
+def _opening(text: StatuteText, number: int) -> str:
+    article = text.article(number)
+    line = article.first_line if article else ""
+    return line if len(line) <= OPENING else line[:OPENING] + "…"
+
+
+def groups(text: str, citations: Sequence[Citation]) -> list[Group]:
+    """Article citations by sentence, chained citations together, each with its claim text.
+
+    Linear in the text and the citations: sentence ends are found once, neighbours by index."""
+    ends = [m.end() for m in SENTENCE_END.finditer(text)]  # just after each 。；\n ...
+    ordered = sorted(citations, key=lambda c: c.start)
+    out: list[Group] = []
+    index = 0
+    while index < len(ordered):
+        first, first_index = ordered[index], index
+        if first.article is None:
+            index += 1
+            continue
+        after_end = bisect.bisect_left(ends, first.end + 1)
+        if after_end == len(ends):
+            break  # the sentence is still being written
+        stop = ends[after_end] - 1  # the sentence's end mark
+        before_start = bisect.bisect_right(ends, first.start)
+        start = ends[before_start - 1] if before_start else 0
+        members = [first]
+        while index + 1 < len(ordered) and ordered[index + 1].start < stop:
+            nxt = ordered[index + 1]
+            joined = JOINER.match(text[members[-1].end : nxt.start])
+            if nxt.article is None or nxt.statute != first.statute or not joined:
+                break
+            members.append(nxt)
+            index += 1
+        previous = ordered[first_index - 1].end if first_index else start
+        following = ordered[index + 1].start if index + 1 < len(ordered) else stop
+        left, right = max(start, previous), min(stop, following)
+        claim = text[left : first.start] + "|" + text[members[-1].end : max(right, members[-1].end)]
+        out.append(Group(tuple(members), claim))
+        index += 1
+    return out
+
+
+_ASSESSED: dict[tuple[int, str, tuple[int, ...]], tuple[float, int, float, int, float]] = {}
+CACHE_LIMIT = 20_000  # claims remembered (re-checks while streaming score each sentence once)
+
+
+def _assess(
+    version: StatuteText, claim: str, numbers: tuple[int, ...], limits: Thresholds
+) -> tuple[float, int, float] | None:
+    """(best score among the cited articles, best other article, its score), None: no claim."""
+    key = (id(version), claim, numbers)
+    if key not in _ASSESSED:
+        if len(_ASSESSED) > CACHE_LIMIT:
+            _ASSESSED.clear()
+        _ASSESSED[key] = _score(version, claim, numbers)
+    total, grams, cited, better, score = _ASSESSED[key]
+    if total < limits.min_claim or grams < limits.min_grams:
+        return None
+    return cited, better, score
+
+
+def _score(
+    version: StatuteText, claim: str, numbers: tuple[int, ...]
+) -> tuple[float, int, float, int, float]:
+    """(the claim's weight, its weighted bigrams, best cited score, best article, its score)."""
+    index = index_for(version)
+    grams = bigrams(claim)
+    total = index.claim_weight(grams)
+    weighted = sum(1 for g in grams if index.weight.get(g))
+    cited = max(index.score(grams, n, total) for n in numbers)
+    better, score = index.best(grams, total)
+    return total, weighted, cited, better, score
+
+
+def _mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding | None:
+    numbers = tuple(c.article for c in group.members if c.article)
+    if not numbers or any(version.article(n) is None for n in numbers):
+        return None
+    assessed = _assess(version, group.claim, numbers, limits)
+    if assessed is None:
+        return None
+    cited, better, score = assessed
+    if better in numbers or score < limits.min_better or score - cited < limits.margin:
+        return None
+    first = group.members[0]
+    return finding(
+        "citation.content_mismatch",
+        first.start,
+        group.members[-1].end,
+        f"《{version.statute}》{_article(better)}",
+        statute=version.statute,
+        cited="、".join(_article(n) for n in numbers),
+        cited_en=", ".join(f"article {n}" for n in numbers),
+        better=_article(better),
+        better_en=f"article {better}",
+        cited_open=_opening(version, numbers[0]),
+        better_open=_opening(version, better),
+    )
+
+
+def _renumbered(
+    store: TextStore, version: StatuteText, group: Group, limits: Thresholds
+) -> Finding | None:
+    old = store.superseded(version)
+    citation = group.members[0]
+    if old is None or len(group.members) != 1 or citation.article is None:
+        return None
+    number = citation.article
+    if old.article(number) is None:
+        return None
+    now_old = _assess(old, group.claim, (number,), limits)
+    now_new = _assess(version, group.claim, (number,), limits) if version.article(number) else None
+    if now_old is None:
+        return None
+    fits_old = now_old[0]
+    fits_new = now_new[0] if now_new else 0.0
+    new_number = version.renumber_map.get(number)
+    if new_number in (None, number) or fits_old < limits.min_better:
+        return None
+    if fits_old - fits_new < limits.margin:
+        return None
+    assert new_number is not None
+    return finding(
+        "citation.renumbered",
+        citation.start,
+        citation.end,
+        f"《{version.statute}》{_article(new_number)}",
+        statute=version.statute,
+        cited=_article(number),
+        cited_en=f"article {number}",
+        old_version=old.version,
+        changed=version.in_force_from.isoformat(),
+        now=_article(new_number),
+        now_en=f"article {new_number}",
+    )
+
+
+def _not_in_force(
+    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, day: dt.date
+) -> Finding | None:
+    statute = catalogue.statutes.get(citation.statute or "")
+    if statute is None:
+        return None
+    if statute.effective and statute.effective > day and text.startswith("《", citation.start):
+        what = f"《{statute.name}》"
+        effective = statute.effective
+    else:
+        current, latest = store.on(statute.name, day), store.latest(statute.name)
+        number = citation.article
+        if number is None or current is None or latest is None or current is latest:
+            return None
+        if current.article(number) is not None or latest.article(number) is None:
+            return None
+        what = f"《{statute.name}》{_article(number)}（{latest.version}文本）"
+        effective = latest.in_force_from
+    return finding(
+        "citation.not_in_force",
+        citation.start,
+        citation.end,
+        "",
+        date=day.isoformat(),
+        what=what,
+        effective=effective.isoformat(),
+    )
+
+
+def check_content(
+    text: str,
+    citations: Sequence[Citation],
+    *,
+    catalogue: Catalogue,
+    store: TextStore,
+    doc_date: dt.date,
+    limits: Thresholds = DEFAULT,
+) -> tuple[list[Finding], list[Citation]]:
+    """Findings on what the citations say, and the citations with version and first line."""
+    findings: list[Finding] = []
+    for citation in citations:
+        hit = (
+            _not_in_force(text, citation, catalogue, store, doc_date) if citation.statute else None
+        )
+        if hit:
+            findings.append(hit)
+    for group in groups(text, citations):
+        version = _version(store, group.members[0].statute, doc_date)
+        if version is None:
+            continue
+        hit = _renumbered(store, version, group, limits) or _mismatch(version, group, limits)
+        if hit:
+            findings.append(hit)
+    return findings, [_enrich(c, store, doc_date) for c in citations]
+
+
+def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText | None:
+    if statute is None:
+        return None
+    return store.on(statute, day) or store.latest(statute)
+
+
+def _enrich(citation: Citation, store: TextStore, day: dt.date) -> Citation:
+    version = _version(store, citation.statute, day)
+    if version is None:
+        return citation
+    article = version.article(citation.article) if citation.article else None
+    return replace(
+        citation,
+        version=version.version,
+        first_line=article.first_line if article else None,
+    )

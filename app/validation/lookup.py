@@ -1,0 +1,152 @@
+"""Show the law: the text of a cited article, with its statute, version and source.
+
+One entry point for `lexspec cite`, the findings panel and the DOCX appendix 引用条文."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.domain import BilingualError, Citation
+from app.validation.catalogue import Catalogue
+from app.validation.citations import parse_citations
+from app.validation.numerals import int_to_chinese
+from app.validation.texts import Article, StatuteText, TextStore
+
+
+class CitationLookupError(BilingualError, LookupError):
+    """A reference that names no catalogued statute, no article, or one with no text held."""
+
+
+@dataclass(frozen=True)
+class ArticleView:
+    """One article as a lawyer reads it: where it is from and what it says."""
+
+    statute: str
+    version: StatuteText
+    article: Article
+    paragraph: int | None = None
+    item: int | None = None
+
+    @property
+    def heading(self) -> str:
+        """《中华人民共和国个人信息保护法》第三十九条（2021-08-20通过，自2021-11-01起施行）"""
+        where = f"第{int_to_chinese(self.article.number)}条"
+        if self.paragraph:
+            where += f"第{int_to_chinese(self.paragraph)}款"
+        if self.item:
+            where += f"第{int_to_chinese(self.item)}项"
+        since = self.version.in_force_from.isoformat()
+        return f"《{self.statute}》{where}（{self.version.version}，自{since}起施行）"
+
+    @property
+    def text(self) -> str:
+        return self.article.text
+
+    @property
+    def source(self) -> str:
+        return self.version.source
+
+
+def _as_title(reference: str) -> str:
+    """个人信息保护法第三十九条 → 《个人信息保护法》第三十九条 (a bare name is allowed here)."""
+    reference = reference.strip()
+    if "《" in reference or "第" not in reference:
+        return reference
+    name, _, rest = reference.partition("第")
+    return f"《{name.strip()}》第{rest}"
+
+
+def _fail(zh: str, en: str) -> CitationLookupError:
+    return CitationLookupError(zh, en)
+
+
+def view(
+    statute: str,
+    number: int,
+    store: TextStore,
+    on: dt.date,
+    paragraph: int | None = None,
+    item: int | None = None,
+) -> ArticleView | None:
+    """The article in the version in force on `on` (the latest one if none was yet)."""
+    version = store.on(statute, on) or store.latest(statute)
+    article = version.article(number) if version else None
+    if version is None or article is None:
+        return None
+    return ArticleView(statute, version, article, paragraph, item)
+
+
+def lookup(reference: str, *, catalogue: Catalogue, store: TextStore, on: dt.date) -> ArticleView:
+    """The article a reference such as 《个人信息保护法》第三十九条 names; raises CitationLookupError."""
+    citations, _ = parse_citations(_as_title(reference), catalogue)
+    cited = next((c for c in citations if c.statute), None)
+    if cited is None:
+        raise _fail(
+            f"法规目录中没有这部法规：{reference}", f"No catalogued statute in: {reference}"
+        )
+    if cited.article is None:
+        raise _fail(
+            f"请给出条号，例如《{cited.statute}》第一条",
+            f"Give an article, e.g. 《{cited.statute}》第一条",
+        )
+    if not store.versions.get(cited.statute or ""):
+        raise _fail(
+            f"条文库未收入《{cited.statute}》的全文（目录只记条数）",
+            f"The statute-text store has no full text of 《{cited.statute}》 (the catalogue has its count only)",
+        )
+    found = view(cited.statute or "", cited.article, store, on, cited.paragraph, cited.item)
+    if found is None:
+        raise _fail(
+            f"《{cited.statute}》没有第{int_to_chinese(cited.article)}条",
+            f"《{cited.statute}》 has no article {cited.article}",
+        )
+    return found
+
+
+def cited_articles(
+    citations: Iterable[Citation], store: TextStore, on: dt.date
+) -> list[ArticleView]:
+    """Each article cited, once, in order of first citation (for the appendix 引用条文)."""
+    seen: set[tuple[str, int]] = set()
+    views: list[ArticleView] = []
+    for citation in citations:
+        if not citation.statute or citation.article is None:
+            continue
+        key = (citation.statute, citation.article)
+        found = None if key in seen else view(citation.statute, citation.article, store, on)
+        if found is not None:
+            seen.add(key)
+            views.append(found)
+    return views
+
+
+SHOWS_SUGGESTED = ("citation.content_mismatch", "citation.renumbered")
+
+
+def citation_view(citation: Citation, on: dt.date | None = None) -> ArticleView | None:
+    """The article a resolved citation points at, from the built-in store (None: not held)."""
+    from app.validation.texts import load_texts
+
+    if not citation.statute or citation.article is None:
+        return None
+    day = on or dt.date.today()
+    return view(
+        citation.statute, citation.article, load_texts(), day, citation.paragraph, citation.item
+    )
+
+
+def suggested_view(code: str, suggestion: str, on: dt.date | None = None) -> ArticleView | None:
+    """For a mismatch or renumbering finding, the article it suggests instead (else None)."""
+    from app.validation.catalogue import default_catalogue
+    from app.validation.texts import load_texts
+
+    if code not in SHOWS_SUGGESTED or not suggestion:
+        return None
+    try:
+        return lookup(
+            suggestion, catalogue=default_catalogue(), store=load_texts(), on=on or dt.date.today()
+        )
+    except CitationLookupError:
+        return None

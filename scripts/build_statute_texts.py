@@ -1,0 +1,281 @@
+"""Rebuild app/validation/statute_texts/*.json from the public transcriptions of the statutes.
+
+Usage:
+    python scripts/build_statute_texts.py LAWS_CHECKOUT [--extra DIR] [--out DIR]
+
+LAWS_CHECKOUT is a checkout of github.com/LawRefBook/Laws (a transcription of the national laws
+and regulations database, flk.npc.gov.cn). DIR holds the texts that repository does not have,
+in the same markdown layout (a `# title` line, `<!-- INFO END -->`, then one `第X条 ...` line per
+article with its 款 and 项 as the following lines); each file's `source` below says where its
+text was read. A statute listed here whose file is missing is reported and left unchanged.
+
+Each output file holds one version of one statute: every article with its 款 and 项, the
+version's dates (adopted / amended / in force from / until) and where the text came from.
+For a statute with two versions the later file also records the old → new article map,
+computed by matching the two texts and checked by tests/unit/test_statute_texts.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.validation.numerals import parse_number  # noqa: E402
+
+OUT = ROOT / "app" / "validation" / "statute_texts"
+LAWREFBOOK = "github.com/LawRefBook/Laws（国家法律法规数据库文本的公开转录）"
+ARTICLE = re.compile(r"^第(?P<n>[零〇一二两三四五六七八九十百千]+)条[\s\u3000]+(?P<text>.*)$")
+ITEM = re.compile(r"^[（(][零〇一二三四五六七八九十]+[）)]")
+CIVIL_CODE_BOOKS = (
+    "总则",
+    "物权编",
+    "合同编",
+    "人格权编",
+    "婚姻家庭编",
+    "继承编",
+    "侵权责任编",
+    "附则",
+)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One version of one statute: where its text is and the facts of the version."""
+
+    key: str
+    statute: str
+    version: str
+    files: tuple[str, ...]
+    adopted: str
+    in_force_from: str
+    source: str
+    amended: str | None = None
+    in_force_until: str | None = None
+    extra: bool = False  # the file is in --extra DIR, not in the LawRefBook checkout
+    renumbered_from: str | None = None  # key of the version this one renumbers
+    map_overrides: dict[int, int | None] = field(default_factory=dict)
+
+
+SPECS = (
+    Spec(
+        "pipl-2021",
+        "中华人民共和国个人信息保护法",
+        "2021-08-20通过",
+        ("行政法/个人信息保护法(2021-08-20).md",),
+        "2021-08-20",
+        "2021-11-01",
+        f"{LAWREFBOOK}：行政法/个人信息保护法(2021-08-20).md",
+    ),
+    Spec(
+        "dsl-2021",
+        "中华人民共和国数据安全法",
+        "2021-06-10通过",
+        ("行政法/数据安全法(2021-06-10).md",),
+        "2021-06-10",
+        "2021-09-01",
+        f"{LAWREFBOOK}：行政法/数据安全法(2021-06-10).md",
+    ),
+    Spec(
+        "csl-2016",
+        "中华人民共和国网络安全法",
+        "2016-11-07通过",
+        ("行政法/网络安全法(2016-11-07).md",),
+        "2016-11-07",
+        "2017-06-01",
+        f"{LAWREFBOOK}：行政法/网络安全法(2016-11-07).md",
+        in_force_until="2025-12-31",
+    ),
+    Spec(
+        "csl-2025",
+        "中华人民共和国网络安全法",
+        "2025-10-28修正",
+        ("网络安全法(2025-10-28).md",),
+        "2016-11-07",
+        "2026-01-01",
+        "中国网信网2025年12月29日转载自中国人大网的修正后全文，cac.gov.cn/2025-12/29/c_1768735112911946.htm"
+        "（该页的公开存档副本，github.com/JH-gh07/ai4law resources/legal/sources/cn/snapshots/"
+        "cac_2025_12_29_cybersecurity_law.html，逐条转录）",
+        amended="2025-10-28",
+        extra=True,
+        renumbered_from="csl-2016",
+        # 2016 第六十四条 (personal information penalties) and 第六十六条 (CII data stored or sent
+        # abroad) are not kept as articles: the amended 第七十一条 refers both to other laws
+        # (its 项 (二) and (三)); read in both texts.
+        map_overrides={64: 71, 66: 71},
+    ),
+    Spec(
+        "ndsr-2024",
+        "网络数据安全管理条例",
+        "2024-09-24公布",
+        ("行政法规/网络数据安全管理条例(2024-09-24).md",),
+        "2024-09-24",
+        "2025-01-01",
+        f"{LAWREFBOOK}：行政法规/网络数据安全管理条例(2024-09-24).md",
+    ),
+    Spec(
+        "sam-2022",
+        "数据出境安全评估办法",
+        "2022-07-07公布",
+        ("数据出境安全评估办法(2022-07-07).md",),
+        "2022-07-07",
+        "2022-09-01",
+        "国家互联网信息办公室令第11号，cac.gov.cn/2022-07/07/c_1658811536594644.htm 所载文本；转录自公开仓库"
+        "github.com/JH-gh07/ai4law scripts/reingest_cn_reg_004.py（据官方PDF逐条录入），第一至第三条另与"
+        "公开转载（cnpre.com）对读",
+        extra=True,
+    ),
+    Spec(
+        "pic-2025",
+        "个人信息出境认证办法",
+        "2025-10-14公布",
+        ("个人信息出境认证办法(2025-10-14).md",),
+        "2025-10-14",
+        "2026-01-01",
+        "国家互联网信息办公室 国家市场监督管理总局令第20号规章文本（官方PDF的公开文本副本，github.com/JH-gh07/ai4law "
+        "resources/legal/sources/cn/snapshots/cn-sup-001_个人信息出境认证办法_b1078d14.md，逐条转录）",
+        extra=True,
+    ),
+    Spec(
+        "civil-code-2020",
+        "中华人民共和国民法典",
+        "2020-05-28通过",
+        tuple(f"民法典/{book}.md" for book in CIVIL_CODE_BOOKS),
+        "2020-05-28",
+        "2021-01-01",
+        f"{LAWREFBOOK}：民法典/总则.md 至 附则.md（七编及附则）",
+    ),
+)
+
+
+def parse_articles(markdown: str) -> list[dict[str, object]]:
+    """Articles of one transcription: [{"n", "paragraphs": [{"text", "items": [...]}]}]."""
+    _, marker, body = markdown.partition("<!-- INFO END -->")
+    lines = [line.strip() for line in (body if marker else markdown).splitlines()]
+    articles: list[dict[str, object]] = []
+    for line in lines:
+        if not line or line.startswith("#"):
+            continue
+        head = ARTICLE.match(line)
+        if head:
+            number = parse_number(head["n"])
+            articles.append(
+                {"n": number, "paragraphs": [{"text": head["text"].strip(), "items": []}]}
+            )
+        elif articles:
+            paragraphs = articles[-1]["paragraphs"]
+            assert isinstance(paragraphs, list)
+            if ITEM.match(line) and paragraphs:
+                paragraphs[-1]["items"].append(line)
+            else:
+                paragraphs.append({"text": line, "items": []})
+    return articles
+
+
+def article_text(article: dict[str, object]) -> str:
+    paragraphs = article["paragraphs"]
+    assert isinstance(paragraphs, list)
+    return "".join(p["text"] + "".join(p["items"]) for p in paragraphs)
+
+
+def _bigrams(text: str) -> set[str]:
+    text = re.sub(r"第[零〇一二两三四五六七八九十百千]+[条款项]|[^\u4e00-\u9fff]", "", text)
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def renumbering(
+    old: list[dict[str, object]], new: list[dict[str, object]], overrides: dict[int, int | None]
+) -> dict[int, int | None]:
+    """Old article number → the new article with the most similar text (None: no counterpart)."""
+    new_grams = {int(a["n"]): _bigrams(article_text(a)) for a in new}  # type: ignore[call-overload]
+    mapping: dict[int, int | None] = {}
+    for article in old:
+        number = int(article["n"])  # type: ignore[call-overload]
+        grams = _bigrams(article_text(article))
+        best, score = None, 0.0
+        for candidate, other in new_grams.items():
+            overlap = len(grams & other) / max(1, min(len(grams), len(other)))
+            if overlap > score:
+                best, score = candidate, overlap
+        mapping[number] = best if score >= 0.6 else None
+    mapping.update(overrides)
+    return mapping
+
+
+def _commit(checkout: Path) -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return done.stdout.strip()
+
+
+def build(spec: Spec, root: Path) -> list[dict[str, object]] | None:
+    paths = [root / name for name in spec.files]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        print(f"skip {spec.key}: missing {', '.join(missing)}", file=sys.stderr)
+        return None
+    articles: list[dict[str, object]] = []
+    for path in paths:
+        articles.extend(parse_articles(path.read_text(encoding="utf-8")))
+    numbers = [a["n"] for a in articles]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise SystemExit(f"{spec.key}: article numbers are not 1..{len(numbers)} in order")
+    return articles
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("laws", type=Path, help="LawRefBook/Laws checkout")
+    parser.add_argument("--extra", type=Path, help="directory of the texts LawRefBook lacks")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--commit", default="", help="LawRefBook commit, when LAWS is not a git checkout"
+    )
+    args = parser.parse_args()
+    commit = _commit(args.laws) or args.commit
+    built: dict[str, list[dict[str, object]]] = {}
+    args.out.mkdir(parents=True, exist_ok=True)
+    for spec in SPECS:
+        root = args.extra if spec.extra else args.laws
+        articles = build(spec, root) if root is not None else None
+        if articles is None:
+            continue
+        built[spec.key] = articles
+        record: dict[str, object] = {
+            "statute": spec.statute,
+            "version": spec.version,
+            "adopted": spec.adopted,
+            "amended": spec.amended,
+            "in_force_from": spec.in_force_from,
+            "in_force_until": spec.in_force_until,
+            "source": spec.source + (f"（commit {commit}）" if commit and not spec.extra else ""),
+            "articles": articles,
+        }
+        if spec.renumbered_from and spec.renumbered_from in built:
+            mapping = renumbering(built[spec.renumbered_from], articles, spec.map_overrides)
+            record["renumbered_from"] = {
+                "version_file": spec.renumbered_from,
+                "map": {str(k): v for k, v in mapping.items()},
+            }
+        path = args.out / f"{spec.key}.json"
+        path.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"{path.name}: {len(articles)} articles")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

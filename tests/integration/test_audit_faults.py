@@ -1,0 +1,237 @@
+"""The audit log under concurrency and faults, on real databases (SQLite file; PostgreSQL).
+
+- Many processes that first touch a fresh database at once: migrations run once (under a
+  lock) and every write lands (a transient lock is retried).
+- A database that cannot be written when a generation ends: the outcome waits in the spool
+  and enters the hash chain, in order, at the next write or start.
+- Migration 0003 gives existing users a case-insensitive key without locking anybody out.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.generation import GenerationOutcome
+from audit import store
+from audit.db import make_engine, make_session_factory, migrate
+from tests.servers import run_lexspec
+
+pytestmark = pytest.mark.integration
+REPO = Path(__file__).resolve().parents[2]
+WRITERS = 8
+
+# One writer process: wait for the starting gun, then write one generation through the
+# app's own path (first use migrates; the write is retried on a transient lock).
+WRITER = """
+import os, sys, time
+from pathlib import Path
+from app.database import write
+from audit.store import log_generation
+from tests.integration.test_audit_store import make_record
+
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.01)
+write(lambda session: log_generation(make_record(user_name=sys.argv[2]), session=session))
+"""
+
+
+@pytest.mark.parametrize("round_", range(5))
+def test_fresh_database_many_processes_every_row_lands(
+    db_url: str, tmp_path: Path, round_: int
+) -> None:
+    go = tmp_path / "go"
+    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(tmp_path)}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(go), f"writer{i}"],
+            cwd=REPO,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(WRITERS)
+    ]
+    time.sleep(1.0)  # let them import
+    go.touch()
+    failures = [w.communicate(timeout=300)[1] for w in writers if w.wait(timeout=300) != 0]
+    assert failures == []
+    verified = run_lexspec("audit", "verify", env={"LEXSPEC_DATABASE_URL": db_url})
+    assert verified.returncode == 0, verified.stderr
+    assert f"{WRITERS} rows checked" in verified.stdout
+    engine = make_engine(db_url)
+    with engine.connect() as conn:
+        names = conn.execute(text("SELECT user_name FROM generations")).scalars().all()
+    engine.dispose()
+    assert sorted(names) == sorted(f"writer{i}" for i in range(WRITERS))
+
+
+# --- the spool -------------------------------------------------------------------------------
+
+
+def outcome(text_: str) -> GenerationOutcome:
+    rendered = RenderedPrompt(
+        doc_type="filing_guide",
+        template_id="filing_guide",
+        template_version="1",
+        template_hash="ab" * 32,
+        system="system",
+        user="user",
+        values={"company": "某某科技有限公司"},
+    )
+    return GenerationOutcome(
+        rendered=rendered,
+        params=GenerationParams(),
+        endpoint_name="embedded",
+        model="m",
+        speculative_label="",
+        text=text_,
+        status="complete",
+        error=None,
+        stats=GenerationStats(),
+        check=None,
+    )
+
+
+@pytest.fixture
+def app_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Settings whose data directory (and so the spool) is a temp dir; reset afterwards."""
+    from app import database
+    from app.config import get_settings
+
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
+    yield
+    database.reset()
+    get_settings.cache_clear()
+
+
+def use_database(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app import database
+    from app.config import get_settings
+
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
+    get_settings.cache_clear()
+    database.reset()
+
+
+def logged_texts(url: str) -> list[str]:
+    engine = make_engine(url)
+    factory = make_session_factory(engine)
+    with factory() as session:
+        assert store.verify_chain(session=session).ok
+        rows = session.execute(text("SELECT output_text FROM generations ORDER BY seq"))
+        texts = list(rows.scalars())
+    engine.dispose()
+    return texts
+
+
+def closed_port_url(db_url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(db_url).set(port=1).render_as_string(hide_password=False)
+
+
+def test_unreachable_database_spools_then_replays_in_order(
+    db_url: str, db_engine: object, app_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drafting page's and `lexspec draft`'s record path (app.recording.keep)."""
+    from app.database import spool
+    from app.pages.draft_run import _record as page_record
+    from app.recording import keep
+
+    if db_url.startswith("sqlite"):  # a writer holds the file past the (short) wait
+        blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
+        blocker.execute("BEGIN EXCLUSIVE")
+        use_database(db_url + "?timeout=0.2", monkeypatch)
+    else:  # PostgreSQL is away (nothing listens on the port)
+        use_database(closed_port_url(db_url), monkeypatch)
+    first = keep(outcome("第一份"), user_name="alice")  # as `lexspec draft` does
+    second_id, page_message = page_record(outcome("第二份"), "alice")  # as the drafting page does
+    assert first.generation_id is None and first.spooled and second_id is None
+    assert first.problem is not None and "spool" in first.problem.text("en")
+    assert "未能写入审计日志" in page_message and "暂存" in page_message
+    assert spool().pending() == 2
+
+    if db_url.startswith("sqlite"):
+        blocker.rollback()
+        blocker.close()
+    use_database(db_url, monkeypatch)  # the database is back
+    third = keep(outcome("第三份"), user_name="alice")
+    assert third.generation_id is not None and third.problem is None
+    assert spool().pending() == 0
+    assert logged_texts(db_url) == ["第一份", "第二份", "第三份"]
+
+
+def test_audit_verify_reports_spooled_records_until_replayed(
+    db_url: str, db_engine: object, tmp_path: Path
+) -> None:
+    from audit.spool import SPOOL_FILE, Spool
+    from tests.integration.test_audit_store import make_record
+
+    data = tmp_path / "data"
+    Spool(data / SPOOL_FILE).append(make_record(output_text="暂存的"))
+    away = closed_port_url(db_url) if db_url.startswith("postgresql") else db_url
+    if db_url.startswith("sqlite"):
+        away = f"sqlite:///{tmp_path / 'not-a-db'}"
+        (tmp_path / "not-a-db").write_bytes(b"this is not a database" * 100)
+    env = {"LEXSPEC_DATA_DIR": str(data), "LEXSPEC_DATABASE_URL": away}
+    down = run_lexspec("audit", "verify", env=env)
+    assert down.returncode != 0 and "1 spooled record(s) not yet in the chain" in down.stderr
+    assert "Traceback" not in down.stderr
+
+    up = run_lexspec("audit", "verify", env={**env, "LEXSPEC_DATABASE_URL": db_url})
+    assert up.returncode == 0, up.stderr
+    assert "1 rows checked" in up.stdout and "spooled" not in up.stderr
+    assert logged_texts(db_url) == ["暂存的"]
+
+
+# --- migration 0003 --------------------------------------------------------------------------
+
+
+def test_0003_keys_existing_names_without_locking_anyone_out(db_url: str) -> None:
+    from argon2 import PasswordHasher, profiles
+
+    from audit import users
+
+    engine = make_engine(db_url)
+    migrate(engine, "0002")
+    hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
+    with engine.begin() as conn:
+        for name in ("Alice", "alice", "bob"):
+            conn.execute(
+                text(
+                    "INSERT INTO users (name, role, password_hash, must_change_password,"
+                    " created_at) VALUES (:n, 'drafter', :h, false, CURRENT_TIMESTAMP)"
+                ),
+                {"n": name, "h": hasher.hash(f"{name} password")},
+            )
+    migrate(engine)
+    previous = users.use_password_hasher(hasher)
+    try:
+        factory = make_session_factory(engine)
+        with factory.begin() as session:
+            keys = session.execute(text("SELECT name, name_key FROM users ORDER BY id")).all()
+            assert [tuple(k) for k in keys] == [
+                ("Alice", "alice"),
+                ("alice", "alice#2"),
+                ("bob", "bob"),
+            ]
+            assert users.authenticate("Alice", "Alice password", session=session) is not None
+            assert users.authenticate("alice", "alice password", session=session) is not None
+            with pytest.raises(users.UserError, match="taken"):
+                users.create_user("ALICE", "drafter", "long enough", session=session)
+            with pytest.raises(users.UserError, match="taken"):
+                users.create_user("BOB", "drafter", "long enough", session=session)
+    finally:
+        users.use_password_hasher(previous)
+        engine.dispose()

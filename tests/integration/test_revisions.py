@@ -1,0 +1,195 @@
+"""Saved revisions on a real database (SQLite file; PostgreSQL when it answers): chained,
+append-only, numbered per generation, found by search, permission-checked."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.orm import Session, sessionmaker
+
+from app import revisions
+from app.accounts import PermissionDenied
+from audit import revisions as revision_store
+from audit import store
+from audit.domain import User
+from tests.integration.test_audit_store import make_record
+
+pytestmark = pytest.mark.integration
+MODEL_TEXT = "一、申报主体\n依据《合同法》第五十二条办理。\n"
+EDITED = "一、申报主体\n依据《民法典》第五百零二条办理。\n"
+
+
+def _user(name: str, role: str = "drafter") -> User:
+    return User(
+        id=1, name=name, role=role, must_change_password=False, created_at=datetime.now(UTC)
+    )
+
+
+ALICE, BOB, ADMIN = _user("alice"), _user("bob"), _user("root", "admin")
+
+
+def _generation(factory: sessionmaker[Session], **overrides: object) -> int:
+    with factory() as session:
+        logged = store.log_generation(
+            make_record(output_text=MODEL_TEXT, **overrides), session=session
+        )
+        session.commit()
+    return logged.id
+
+
+def test_saving_appends_chained_numbered_revisions(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session:
+        first = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    with db_session_factory() as session:
+        second = revisions.save_revision(ADMIN, gid, EDITED + "二、材料\n", session=session)
+        store.append_event(session=session, actor="x", kind="k", payload={})
+        session.commit()
+    assert (first.number, second.number) == (1, 2)
+    assert (first.user_name, second.user_name) == ("alice", "root")
+    assert first.seq == 2 and second.seq == 3
+    with db_session_factory() as session:
+        listed = revisions.list_revisions(ALICE, gid, session=session)
+        report = store.verify_chain(session=session)
+        now = revisions.current_text(gid, session=session)
+    assert [r.text for r in listed] == [EDITED, EDITED + "二、材料\n"]
+    assert report.ok and report.checked == 4, report.first_bad
+    assert now is not None and now.revision is not None and now.revision.number == 2
+
+
+def test_findings_are_rechecked_on_the_revised_text(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session:
+        saved = revisions.save_revision(ALICE, gid, MODEL_TEXT + "三、其他\n", session=session)
+        fixed = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    codes = {f["code"] for f in saved.findings}
+    assert "citation.repealed" in codes  # 《合同法》 is still there
+    assert "numbering.gap" in codes  # 一、 then 三、
+    assert not {f["code"] for f in fixed.findings} & {"citation.repealed", "numbering.gap"}
+    assert all(f["end"] <= len(MODEL_TEXT) + 6 for f in saved.findings)
+
+
+@pytest.mark.parametrize(
+    ("user", "body", "error"),
+    [
+        (BOB, EDITED, PermissionDenied),  # someone else's draft
+        (_user("alice", "reviewer"), EDITED, PermissionDenied),  # reviewers do not edit
+        (ALICE, "  \n", revisions.RevisionError),  # empty
+        (ALICE, MODEL_TEXT, revisions.RevisionError),  # unchanged
+    ],
+)
+def test_refused_saves_leave_nothing(
+    db_session_factory: sessionmaker[Session], user: User, body: str, error: type[Exception]
+) -> None:
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session, pytest.raises(error):
+        revisions.save_revision(user, gid, body, session=session)
+    with db_session_factory() as session:
+        assert revision_store.list_revisions(gid, session=session) == []
+
+
+def test_unknown_generation_and_other_users_revisions(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session:
+        saved = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    with db_session_factory() as session:
+        with pytest.raises(LookupError):
+            revisions.save_revision(ALICE, 999, EDITED, session=session)
+        with pytest.raises(PermissionDenied):
+            revisions.get_revision(BOB, saved.id, session=session)
+        generation, revision = revisions.get_revision(ADMIN, saved.id, session=session)
+    assert generation.id == gid and revision.text == EDITED
+
+
+def test_search_finds_text_that_only_a_revision_has(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    gid = _generation(db_session_factory)
+    _generation(db_session_factory)
+    with db_session_factory() as session:
+        assert store.search_generations(session=session, text="五百零二条") == []
+        revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    with db_session_factory() as session:
+        found = store.search_generations(session=session, text="五百零二条")
+        counts = revisions.revision_counts([gid, gid + 1], session=session)
+    assert [s.id for s in found] == [gid]
+    assert counts == {gid: 1}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE revisions SET text = 'forged' WHERE number = 1",
+        "UPDATE revisions SET user_name = 'mallory' WHERE number = 1",
+        "UPDATE revisions SET findings = '[]' WHERE number = 1",
+        "DELETE FROM revisions WHERE number = 1",
+    ],
+)
+def test_tampering_with_a_revision_is_caught(
+    db_session_factory: sessionmaker[Session], statement: str
+) -> None:
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session:
+        saved = revisions.save_revision(ALICE, gid, MODEL_TEXT + "三、其他\n", session=session)
+        revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    with db_session_factory() as session:
+        session.execute(text(statement))
+        session.commit()
+    with db_session_factory() as session:
+        report = store.verify_chain(session=session)
+    assert not report.ok and report.first_bad is not None
+    if not statement.startswith("DELETE"):
+        assert (report.first_bad.table, report.first_bad.id) == ("revisions", saved.id)
+
+
+def test_cli_exports_a_revision_with_tracked_changes(
+    db_url: str, db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    import io
+    import os
+    import subprocess
+    import sys
+
+    import docx
+    from docx.oxml.ns import qn
+
+    gid = _generation(db_session_factory, doc_type="cross-border-filing-guide")
+    with db_session_factory() as session:
+        saved = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        session.commit()
+    out = tmp_path / "rev.docx"
+    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
+    args = [sys.executable, "-m", "app.cli", "export", "--revision", str(saved.id), "--tracked"]
+    done = subprocess.run(
+        [*args, "--out", str(out)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "修订 1" in done.stdout and "tracked" in done.stdout
+    body = docx.Document(io.BytesIO(out.read_bytes())).element.body
+    assert ["".join(t.text for t in m.iter(qn("w:t"))) for m in body.iter(qn("w:ins"))] == [
+        "民法典",
+        "百零",
+    ]
+    assert all(m.get(qn("w:author")) == "alice" for m in body.iter(qn("w:ins"), qn("w:del")))
+    missing = subprocess.run(
+        [sys.executable, "-m", "app.cli", "export", "--revision", "999"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert missing.returncode == 2 and "No revision #999" in missing.stderr

@@ -1,0 +1,111 @@
+"""Fuzzing the embedded server's chat API (hypothesis) over message shapes and parameter
+types: every answer is a valid completion or OpenAI's JSON error, and /health stays up."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.integration
+
+MAX_TOKENS = 4  # a valid request generates at most this many tokens, so examples stay cheap
+
+texts = st.text(max_size=12)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=False, allow_infinity=False),
+    texts,
+)
+parts = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.one_of(texts, scalars)}),
+    st.fixed_dictionaries({"type": st.sampled_from(["image_url", "input_audio", 5])}),
+    scalars,
+)
+contents = st.one_of(texts, scalars, st.lists(parts, max_size=3), st.dictionaries(texts, texts))
+roles = st.one_of(
+    st.sampled_from(["system", "user", "assistant", "tool", "developer", "function", ""]),
+    scalars,
+)
+messages = st.one_of(
+    st.lists(
+        st.one_of(
+            st.fixed_dictionaries({"role": roles, "content": contents}),
+            st.fixed_dictionaries({"role": roles}),
+            scalars,
+        ),
+        max_size=3,
+    ),
+    scalars,
+)
+bodies = st.fixed_dictionaries(
+    {
+        "messages": messages,
+        # never null or absent: a valid request without it would run to the context limit
+        "max_tokens": st.one_of(
+            st.integers(1, MAX_TOKENS),
+            st.integers(-1, 0),
+            texts,
+            st.floats(allow_nan=False, allow_infinity=False),
+        ),
+    },
+    optional={
+        "stream": scalars,
+        "n": scalars,
+        "stop": st.one_of(scalars, st.lists(st.one_of(texts, scalars), max_size=6)),
+        "temperature": scalars,
+        "top_p": scalars,
+        "seed": scalars,
+        "stream_options": st.one_of(scalars, st.fixed_dictionaries({"include_usage": scalars})),
+        "model": st.one_of(st.none(), texts),
+    },
+)
+
+
+def _check_error(response: httpx.Response) -> None:
+    assert 400 <= response.status_code < 600, response.text
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert error["code"] == response.status_code and error["message"]
+
+
+def _check_completion(body: dict[str, Any]) -> None:
+    assert body["object"] == "chat.completion"
+    choice = body["choices"][0]
+    assert isinstance(choice["message"]["content"], str)
+    assert choice["finish_reason"] in ("stop", "length")
+    assert body["usage"]["completion_tokens"] <= MAX_TOKENS
+
+
+def _check_stream(lines: list[str]) -> None:
+    data = [line.removeprefix("data: ") for line in lines if line.startswith("data: ")]
+    assert data and data[-1] == "[DONE]"
+    chunks = [json.loads(d) for d in data[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    assert chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length")
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(body=bodies)
+def test_any_body_gets_a_completion_or_a_json_error(llm_base_url: str, body: dict) -> None:
+    url = f"{llm_base_url}/chat/completions"
+    with httpx.stream("POST", url, json=body, timeout=120) as response:
+        if response.status_code != 200:
+            response.read()
+            _check_error(response)
+        elif response.headers["content-type"].startswith("text/event-stream"):
+            _check_stream(list(response.iter_lines()))
+        else:
+            response.read()
+            _check_completion(response.json())
+    assert httpx.get(llm_base_url.removesuffix("/v1") + "/health", timeout=30).status_code == 200

@@ -1,0 +1,69 @@
+"""`lexspec check FILE --facts facts.json`: the facts findings from the command line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.config import get_settings
+
+FIXTURES = Path(__file__).parent / "facts_fixtures"
+FACTS = str(FIXTURES / "filing-guide.facts.json")
+
+
+@pytest.fixture(autouse=True)
+def zh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("LEXSPEC_LANG", "zh")
+    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["check", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def codes(out: str) -> list[str]:
+    return [f["code"] for f in json.loads(out)["findings"] if f["code"].startswith("facts.")]
+
+
+def test_wrong_route_is_an_error_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, str(FIXTURES / "wrong-route.md"), "--facts", FACTS, "--format", "json"
+    )
+    assert code == 1 and codes(out) == ["facts.route_mismatch"]
+
+
+def test_wrong_numbers_are_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, str(FIXTURES / "wrong-numbers.md"), "--facts", FACTS, "--format", "json"
+    )
+    assert codes(out) == ["facts.number_mismatch"] * 6
+    code, out, _ = run(capsys, str(FIXTURES / "wrong-numbers.md"), "--facts", FACTS)
+    assert "facts.number_mismatch 草稿所写人数“8000”与表单不符（表单：1,200,000）" in out
+
+
+def test_the_right_draft_and_no_facts_give_no_facts_findings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run(capsys, str(FIXTURES / "right.md"), "--facts", FACTS, "--format", "json")
+    assert codes(out) == []
+    _, out, _ = run(capsys, str(FIXTURES / "wrong-route.md"), "--format", "json")
+    assert codes(out) == []  # without --facts there is nothing to compare with
+
+
+@pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"company_name": "甲"}'])
+def test_a_bad_facts_file_is_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
+) -> None:
+    facts = tmp_path / "facts.json"
+    facts.write_text(content, encoding="utf-8")
+    code, out, err = run(capsys, str(FIXTURES / "right.md"), "--facts", str(facts))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

@@ -1,0 +1,66 @@
+"""The facts check runs live while a transfer draft streams, and its findings become Word
+comments in the DOCX (a replayed stream; the draft run, checker and DOCX writer are real)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import docx
+
+from app.config import REPO_ROOT
+from app.export import ExportMeta, draft_to_docx
+from app.generation import checker_for, stream_draft
+from app.prompts import load_library, render
+from tests.fakes import FakeClient
+from tests.unit.test_export_docx import commented_text
+
+FIXTURES = Path(__file__).parent / "facts_fixtures"
+VALUES = json.loads((FIXTURES / "filing-guide.facts.json").read_text(encoding="utf-8"))
+WRONG = (FIXTURES / "wrong-route.md").read_text(encoding="utf-8") + "该公司涉及8000人。\n"
+
+
+def _rendered():  # type: ignore[no-untyped-def]
+    doc = load_library(REPO_ROOT / "prompts").types["cross-border-filing-guide"]
+    return doc, render(doc, {**doc.example_values(), **VALUES})
+
+
+def test_the_route_mismatch_shows_while_streaming_not_only_at_the_end() -> None:
+    doc, rendered = _rendered()
+    pieces = [WRONG[i : i + 10] for i in range(0, len(WRONG), 10)]
+    run = stream_draft(
+        FakeClient(pieces),
+        rendered,
+        doc.defaults,
+        required_sections=doc.required_sections,
+        endpoint_name="fake",
+        check_every_chars=20,
+    )
+    live = []
+    for update in run:
+        if update.check is not None and len(update.text) < len(WRONG):
+            live.append({f.code for f in update.check.findings})
+    assert any("facts.route_mismatch" in codes for codes in live)
+    final = {f.code for f in run.outcome().check.findings}  # type: ignore[union-attr]
+    assert {"facts.route_mismatch", "facts.number_mismatch"} <= final
+    assert "facts.route_mismatch" in {f["code"] for f in run.outcome().findings}  # audit log
+
+
+def test_a_type_without_transfer_facts_gets_no_facts_check() -> None:
+    from app.generation import check_draft
+
+    assert checker_for({"clause": "第一条"}) is check_draft
+
+
+def test_facts_findings_are_word_comments_on_their_spans() -> None:
+    check = checker_for(VALUES)(WRONG, ())
+    facts = [f for f in check.findings if f.code.startswith("facts.")]
+    assert len(facts) == 2
+    data = draft_to_docx(WRONG, meta=ExportMeta(title="指南"), findings=facts)
+    exported = docx.Document(io.BytesIO(data))
+    comments = list(exported.comments)
+    ranges = commented_text(exported)
+    for comment, finding in zip(comments, facts, strict=True):
+        assert finding.code in comment.text
+        assert ranges[comment.comment_id] == WRONG[finding.start : finding.end].strip()

@@ -1,0 +1,282 @@
+"""Outlines: the loader, deterministic sections, numbering, the shared prefix, and OutlineRun
+(repetition, truncated, thinking, Stop) over a fake stream."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.generation import (
+    prepare_draft,
+    run_to_end,
+    start_draft,
+    stream_draft,
+    to_record,
+)
+from app.outline.compose import NO_TEXT, assemble, continue_numbers, parts_without_text
+from app.outline.model import OutlineError, parse_outline
+from app.outline.prepare import load_outlines, plan_for
+from app.outline.sources import SourceContext, lines_for, register_source
+from app.prompts import ContextTooLong, load_library, render, validate_values
+from tests.fakes import FakeClient
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+GUIDE = "cross-border-filing-guide"
+TYPES = (
+    "clause-continuation",
+    "confidentiality-agreement-points",
+    GUIDE,
+    "standard-contract-filing",
+)
+
+
+@pytest.fixture(scope="module")
+def library():  # type: ignore[no-untyped-def]
+    return load_library(PROMPTS)
+
+
+def test_every_type_has_a_working_outline(library) -> None:  # type: ignore[no-untyped-def]
+    outlines = load_outlines(PROMPTS, library.types)
+    assert outlines.errors == []
+    assert sorted(outlines.outlines) == sorted(TYPES)
+
+
+def test_a_broken_outline_is_named_and_the_others_load(tmp_path: Path) -> None:
+    shutil.copytree(PROMPTS, tmp_path / "prompts")
+    (tmp_path / "prompts" / GUIDE / "outline.yaml").write_text("sections: [", encoding="utf-8")
+    bad = tmp_path / "prompts" / "standard-contract-filing" / "outline.yaml"
+    bad.write_text(bad.read_text(encoding="utf-8").replace("【常见错误】", "【错误】"), "utf-8")
+    lib = load_library(tmp_path / "prompts")
+    outlines = load_outlines(tmp_path / "prompts", lib.types)
+    assert sorted(outlines.outlines) == ["clause-continuation", "confidentiality-agreement-points"]
+    assert [e.split(":")[0] for e in outlines.errors] == [GUIDE, "standard-contract-filing"]
+    assert "【常见错误】" in outlines.errors[1]
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "reason"),
+    [
+        ("numbering: chinese\n", "system"),
+        ("system: s\nfacts: f\nsections: [{parts: [{kind: generated}]}]", "prompt"),
+        ("system: s\nfacts: f\nsections: [{parts: [{kind: facts, colour: red}]}]", "colour"),
+    ],
+)
+def test_parse_outline_reasons(yaml_text: str, reason: str) -> None:
+    with pytest.raises(OutlineError, match=reason):
+        parse_outline("x", yaml_text)
+
+
+def _plan(library, type_id: str, **changes: str):  # type: ignore[no-untyped-def]
+    doc = library.types[type_id]
+    values = validate_values(doc, {**doc.example_values(), **changes})
+    outline = load_outlines(PROMPTS, library.types).outlines[type_id]
+    return doc, plan_for(outline, doc, values)
+
+
+def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # type: ignore[no-untyped-def]
+    doc, plan = _plan(library, GUIDE, individuals_count="1,234,567")
+    text, spans = assemble(plan.steps, {s.index: "" for s in plan.steps if s.generated})
+    lines = text.splitlines()
+    assert lines[:2] == ["【适用情形】", "一、基本情况"]
+    assert (
+        "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
+    )  # as entered
+    assert "（二）《数据出境安全评估办法》第四条：数据处理者向境外提供数据，有下列情形之一的，" \
+        "应当通过所在地省级网信部门向国家网信部门申报数据出境安全评估：" in lines  # fmt: skip
+    assert [ln for ln in lines if ln.startswith("【")] == list(doc.required_sections)
+    assert spans == []
+
+
+@pytest.mark.parametrize("type_id", TYPES)
+def test_assembled_outline_has_no_findings(library, type_id: str) -> None:  # type: ignore[no-untyped-def]
+    from app.generation import check_draft
+
+    doc, plan = _plan(library, type_id)
+    prose = {s.index: "这是一段说明。应当依法办理。" for s in plan.steps if s.generated}
+    text, spans = assemble(plan.steps, prose)
+    assert len(spans) == len(prose)
+    assert [text[a:b] for a, b in spans] == list(prose.values())
+    assert check_draft(text, doc.required_sections).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("clause", "labels"),
+    [
+        ("第八条 数据安全\n8.1 甲。\n8.2 乙。", ["8.3", "8.4"]),
+        ("第八条 保密\n第九条 违约", ["第十条", "第十一条"]),
+        ("（一）甲。\n（二）乙。", ["（三）", "（四）"]),
+        ("1. 甲。\n2. 乙。", ["3.", "4."]),
+        ("没有编号的条款。", ["1.", "2."]),
+    ],
+)
+def test_continue_numbers(clause: str, labels: list[str]) -> None:
+    assert continue_numbers(clause, 2) == labels
+
+
+def test_a_registered_source_is_a_part_kind(library) -> None:  # type: ignore[no-untyped-def]
+    register_source("route-test", lambda part, ctx: [f"步骤：{ctx.values['company_name']}"])
+    outline = parse_outline(
+        GUIDE,
+        "system: s\nfacts: f\nsections:\n - heading: 【适用情形】\n"
+        "   parts: [{kind: route-test, title: 办理路径}]\n",
+    )
+    ctx = SourceContext(values={"company_name": "甲公司"}, labels={})
+    assert lines_for(outline.sections[0].parts[0], ctx) == ["步骤：甲公司"]
+
+
+def test_every_part_shares_the_prefix(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    client = FakeClient(["该公司需要申报。"])
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert outcome.mode == "outline" and outcome.status == "complete"
+    assert len(client.requests) == 3
+    systems = {r[0][0]["content"] for r in client.requests}
+    facts = {r[0][1]["content"].split("\n\n")[0] for r in client.requests}
+    assert len(systems) == 1 and len(facts) == 1
+    assert "1200000" in next(iter(facts))
+    asks = [r[0][1]["content"].split("\n\n", 1)[1] for r in client.requests]
+    assert len(set(asks)) == 3  # each part asks its own question after the shared prefix
+    assert outcome.text.count("该公司需要申报。") == 3
+    assert outcome.check is not None and outcome.check.findings == ()
+
+
+def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    looping = [
+        "应当申报。",
+        "该公司需要申报。",
+        "该公司需要申报。",
+        "该公司需要申报。",
+        "该公司需要申报。",
+    ] * 4
+    client = FakeClient(looping)
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
+    assert "part4:repetition_trimmed" in outcome.marks
+    assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
+    assert outcome.status == "complete"
+
+
+def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    client = FakeClient(["该公司需要申报。", "因为人数超过"], finish="length")
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert outcome.status == "truncated" and outcome.finish_reason == "length"
+    assert "因为人数超过" not in outcome.text
+    assert "part4:budget_trimmed" in outcome.marks
+    assert to_record(outcome, user_name="u").status == "truncated"
+
+
+def test_free_form_cut_by_max_tokens_is_truncated(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    run = stream_draft(
+        FakeClient(["【适用情形】"], finish="length"),
+        render(doc, doc.example_values()),
+        doc.defaults,
+        endpoint_name="fake",
+    )
+    outcome = run_to_end(run)
+    assert outcome.status == "truncated"
+    assert to_record(outcome, user_name="u").status == "truncated"
+
+
+THINKING = [
+    "<think>用户要求引用",
+    "《中华人民共和国合同法》第一条。</th",
+    "ink>",
+    "该公司需要申报。",
+]
+
+
+@pytest.mark.parametrize("mode", ["outline", "free-form"])
+def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    client = FakeClient(THINKING)
+    prepared = prepare_draft(
+        doc,
+        doc.example_values(),
+        prompts_dir=PROMPTS,
+        client=client,
+        mode=mode,  # type: ignore[arg-type]
+    )
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert "合同法" not in outcome.text and "think" not in outcome.text
+    assert "该公司需要申报。" in outcome.text
+    assert "《中华人民共和国合同法》第一条" in outcome.thinking
+    assert outcome.check is not None
+    assert not any(f.code == "citation.repealed" for f in outcome.check.findings)
+    logged = to_record(outcome, user_name="u")
+    assert "合同法" not in logged.output_text
+    assert "合同法" in logged.params["draft"]["thinking"]
+
+
+def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    client = FakeClient(["第一句。", "第二句。", "第三句。"])
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    run = start_draft(prepared, client, endpoint_name="fake")
+    for update in run:
+        if update.phase is not None and update.phase.name == "streaming":
+            run.cancel()
+    outcome = run.outcome()
+    assert outcome.status == "stopped"
+    assert outcome.text.startswith("【适用情形】\n一、基本情况")
+    assert len(client.requests) == 1  # later parts were never asked
+
+
+def test_context_is_checked_for_outline_parts(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    with pytest.raises(ContextTooLong):
+        prepare_draft(
+            doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([], context=300)
+        )
+
+
+def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types[GUIDE]
+    client = FakeClient(
+        ["该公司需要申报。", "依据《中华人民共和国合同法》第五条办理。", "请尽快准备。"]
+    )
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert "合同法" not in outcome.text
+    assert "该公司需要申报。请尽快准备。" in outcome.text
+    assert "sentences_removed:3" in outcome.marks
+    assert outcome.check is not None and not outcome.check.has_errors
+
+
+def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types["clause-continuation"]
+    values = {**doc.example_values(), "clause": "第十二条 服务\n（一）甲。\n（二）乙。"}
+    client = FakeClient(["乙方应当按月提交服务报告。"])
+    prepared = prepare_draft(doc, values, prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    assert outcome.text.splitlines()[0] == "（三） 乙方应当按月提交服务报告。"
+    assert outcome.check is not None and outcome.check.findings == ()
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
+        ["8.3"],  # only a number, which the app writes itself
+        [],  # nothing at all
+    ],
+)
+def test_a_part_left_without_text_keeps_its_number_and_says_so(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
+    doc = library.types["clause-continuation"]
+    client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    run = start_draft(prepared, client, endpoint_name="fake")
+    outcome = run_to_end(run)
+    assert outcome.text.splitlines() == [f"8.3 {NO_TEXT}", "8.4 乙方应当按月提交服务报告。"]
+    assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
+    assert "part1:no_text" in outcome.marks and parts_without_text(outcome.marks) == 1
+    assert outcome.status == "complete"
+    assert outcome.check is not None and not outcome.check.has_errors
+    assert to_record(outcome, user_name="u").output_text == outcome.text

@@ -1,0 +1,123 @@
+"""Request validation of the embedded server, as the OpenAI API validates (pure functions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.serving.protocol import ApiError, parse_chat
+
+USER = {"role": "user", "content": "hi"}
+
+
+def body(**fields: Any) -> dict[str, Any]:
+    return {"messages": [USER]} | fields
+
+
+@pytest.mark.parametrize(
+    ("request_body", "param"),
+    [
+        ([USER], None),  # not an object
+        (body(messages=[]), "messages"),
+        (body(messages="hi"), "messages"),
+        (body(messages=["hi"]), "messages[0]"),
+        (body(messages=[{"content": "hi"}]), "messages[0].role"),
+        (body(messages=[{"role": "tool", "content": "hi"}]), "messages[0].role"),
+        (body(messages=[{"role": "robot", "content": "hi"}]), "messages[0].role"),
+        (body(messages=[{"role": 5, "content": "hi"}]), "messages[0].role"),
+        (body(messages=[{"role": "user"}]), "messages[0].content"),
+        (body(messages=[{"role": "user", "content": None}]), "messages[0].content"),
+        (body(messages=[{"role": "user", "content": 5}]), "messages[0].content"),
+        (body(messages=[{"role": "user", "content": {"text": "hi"}}]), "messages[0].content"),
+        (
+            body(messages=[USER, {"role": "user", "content": [{"type": "text", "text": 5}]}]),
+            "messages[1].content[0].text",
+        ),
+        (
+            body(messages=[{"role": "user", "content": [{"type": "text", "text": None}]}]),
+            "messages[0].content[0].text",
+        ),
+        (
+            body(messages=[{"role": "user", "content": [{"type": "text"}]}]),
+            "messages[0].content[0].text",
+        ),
+        (
+            body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]),
+            "messages[0].content[0]",
+        ),
+        (body(messages=[{"role": "user", "content": ["hi"]}]), "messages[0].content[0]"),
+        (body(stream="false"), "stream"),
+        (body(stream=0), "stream"),
+        (body(stream_options="yes"), "stream_options"),
+        (body(n=2), "n"),
+        (body(n=0), "n"),
+        (body(n="1"), "n"),
+        (body(stop=["a", "b", "c", "d", "e"]), "stop"),
+        (body(stop=5), "stop"),
+        (body(stop=["a", None]), "stop"),
+        (body(temperature="0"), "temperature"),
+        (body(temperature=2.5), "temperature"),
+        (body(top_p=0), "top_p"),
+        (body(max_tokens=0), "max_tokens"),
+        (body(max_tokens=1.5), "max_tokens"),
+        (body(max_tokens=True), "max_tokens"),
+        (body(max_completion_tokens=-1), "max_completion_tokens"),
+        (body(seed="1"), "seed"),
+    ],
+)
+def test_bad_bodies_are_400_naming_the_field(request_body: Any, param: str | None) -> None:
+    with pytest.raises(ApiError) as info:
+        parse_chat(request_body)
+    assert info.value.status == 400 and info.value.param == param
+    error = info.value.body()["error"]
+    assert error["type"] == "invalid_request_error" and error["code"] == 400
+    assert " / " in error["message"]  # bilingual: 中文 / English
+
+
+@pytest.mark.parametrize(
+    ("request_body", "messages", "stream", "stop"),
+    [
+        (body(), [USER], False, []),
+        (body(stream=True, n=1, stop="END"), [USER], True, ["END"]),
+        (body(stream=None, n=None, stop=None), [USER], False, []),
+        (body(stop=["a", "b", "c", "d"]), [USER], False, ["a", "b", "c", "d"]),
+        (
+            body(
+                messages=[
+                    {"role": "system", "content": [{"type": "text", "text": "be brief"}]},
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                    },
+                    {"role": "assistant", "content": None},
+                ]
+            ),
+            [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "ab"},
+                {"role": "assistant", "content": ""},
+            ],
+            False,
+            [],
+        ),
+    ],
+)
+def test_good_bodies_parse(
+    request_body: dict[str, Any], messages: list[dict[str, str]], stream: bool, stop: list[str]
+) -> None:
+    chat = parse_chat(request_body)
+    assert (chat.messages, chat.stream, chat.stop) == (messages, stream, stop)
+
+
+def test_max_completion_tokens_wins_over_max_tokens() -> None:
+    assert parse_chat(body(max_tokens=50, max_completion_tokens=7)).max_tokens == 7
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "invalid_request_error"), (404, "not_found_error"), (405, "invalid_request_error"),
+     (413, "invalid_request_error"), (500, "server_error")],
+)  # fmt: skip
+def test_error_type_follows_the_status(status: int, kind: str) -> None:
+    assert ApiError(status, "x / x").body()["error"]["type"] == kind
