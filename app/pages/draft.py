@@ -189,6 +189,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         return
     st.divider()
     status_text = tr(f"status.{result.status}")
+    empty = parts_without_text(result.marks)
     if result.status == "error":
         st.error(tr("draft.failed", detail=result.error_text(lang())))
         st.button(
@@ -203,9 +204,9 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.warning(tr("draft.stopped_note"))
     elif result.status == "truncated":
         st.warning(tr("outline.truncated_note"))
-    elif not parts_without_text(result.marks):
+    elif not empty:
         st.success(tr("draft.complete_note"))
-    if empty := parts_without_text(result.marks):
+    if empty:
         st.warning(tr("outline.no_text_note", parts=empty))
     if result.marks:
         st.caption(tr("outline.marks", marks=", ".join(result.marks)))
