@@ -55,8 +55,23 @@ def describe(error: object) -> Bilingual:
     return Bilingual(detail, detail)
 
 
+class BilingualMessage:
+    """A base for dataclasses that keep their message as `message_zh` / `message_en` fields
+    (so they stay plain JSON-able fields): the message as one Bilingual, or in one language."""
+
+    message_zh: str
+    message_en: str
+
+    @property
+    def bilingual(self) -> Bilingual:
+        return Bilingual(self.message_zh, self.message_en)
+
+    def message(self, lang: str = "zh") -> str:
+        return self.bilingual.text(lang)
+
+
 @dataclass(frozen=True)
-class Finding:
+class Finding(BilingualMessage):
     """One problem found in a draft, anchored on a character span [start, end)."""
 
     code: FindingCode
@@ -66,10 +81,6 @@ class Finding:
     message_zh: str
     message_en: str
     suggestion: str = ""
-
-    @property
-    def bilingual(self) -> Bilingual:
-        return Bilingual(self.message_zh, self.message_en)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Finding:

@@ -21,7 +21,14 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.domain import Bilingual, BilingualError, GenerationParams, NumberingStyle, RenderedPrompt
+from app.domain import (
+    Bilingual,
+    BilingualError,
+    BilingualMessage,
+    GenerationParams,
+    NumberingStyle,
+    RenderedPrompt,
+)
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -186,17 +193,10 @@ class Library:
 
 
 @dataclass(frozen=True)
-class FieldError:
+class FieldError(BilingualMessage):
     code: ErrorCode
     message_zh: str
     message_en: str
-
-    @property
-    def bilingual(self) -> Bilingual:
-        return Bilingual(self.message_zh, self.message_en)
-
-    def message(self, lang: str = "zh") -> str:
-        return self.bilingual.text(lang)
 
 
 class FieldErrors(ValueError):

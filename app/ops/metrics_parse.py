@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from app.config import EndpointConfig
-from app.domain import Bilingual
+from app.domain import BilingualMessage
 
 PREFIX = "vllm:"
 DRAFTS = "spec_decode_num_drafts"
@@ -122,20 +122,13 @@ class DerivedMetrics:
 
 
 @dataclass(frozen=True)
-class Advice:
+class Advice(BilingualMessage):
     """A rule that fired, with what to do about it in both languages."""
 
     code: str
     severity: str  # warning | info
     message_zh: str
     message_en: str
-
-    @property
-    def bilingual(self) -> Bilingual:
-        return Bilingual(self.message_zh, self.message_en)
-
-    def message(self, lang: str = "zh") -> str:
-        return self.bilingual.text(lang)
 
 
 def parse_prometheus(text: str) -> list[Sample]:
