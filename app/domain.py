@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 # the one bilingual text type and the error carrying one, defined in audit/ (which cannot
 # import app/) and re-exported here
 from audit.domain import Bilingual as Bilingual
 from audit.domain import BilingualError as BilingualError
 from audit.domain import GenerationStatus as GenerationStatus
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 # The closed vocabularies of the app, typed so that a typo is a mypy error, not a KeyError.
 Severity = Literal["error", "warning", "info"]
@@ -68,6 +71,14 @@ class BilingualMessage:
 
     def message(self, lang: str = "zh") -> str:
         return self.bilingual.text(lang)
+
+
+def validation_reasons(exc: ValidationError, root: str = "") -> str:
+    """A pydantic ValidationError in one line: "where: what" for each problem, "; "-joined;
+    a problem at the top level is placed at `root`."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or root}: {e['msg']}" for e in exc.errors()
+    )
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from app.domain import (
     GenerationParams,
     NumberingStyle,
     RenderedPrompt,
+    validation_reasons,
 )
 
 if TYPE_CHECKING:
@@ -277,10 +278,7 @@ def load_doc_type(type_dir: Path) -> DocType:
     except yaml.YAMLError as exc:
         raise ValueError(f"meta.yaml is not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        reasons = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'meta'}: {e['msg']}" for e in exc.errors()
-        )
-        raise ValueError(f"meta.yaml: {reasons}") from exc
+        raise ValueError(f"meta.yaml: {validation_reasons(exc, 'meta')}") from exc
     if meta.id != type_dir.name:
         raise ValueError(f"meta.yaml id {meta.id!r} differs from the folder name")
     d = meta.defaults

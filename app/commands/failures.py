@@ -18,7 +18,7 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
     from pydantic import ValidationError
     from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
-    from app.domain import BilingualError
+    from app.domain import BilingualError, validation_reasons
     from app.i18n import cli_text
     from audit.db import MigrationLockTimeout
     from audit.retry import is_transient
@@ -29,10 +29,7 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, BilingualError):
         return cli_text("cli.failure.error", detail=exc), BAD_INPUT
     if isinstance(exc, ValidationError):
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        return cli_text("cli.failure.bad_setting", detail=problems), BAD_INPUT
+        return cli_text("cli.failure.bad_setting", detail=validation_reasons(exc)), BAD_INPUT
     if isinstance(exc, ArgumentError | NoSuchModuleError):
         return cli_text("cli.failure.bad_url", detail=_first_line(exc)), BAD_INPUT
     if isinstance(exc, DatabaseError):

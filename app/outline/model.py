@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from app.domain import validation_reasons
+
 OUTLINE_FILE = "outline.yaml"
 GENERATED = "generated"
 
@@ -126,10 +128,7 @@ def parse_outline(doc_type: str, source: str) -> Outline:
     except yaml.YAMLError as exc:
         raise OutlineError(f"{OUTLINE_FILE} is not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        reasons = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'outline'}: {e['msg']}" for e in exc.errors()
-        )
-        raise OutlineError(f"{OUTLINE_FILE}: {reasons}") from exc
+        raise OutlineError(f"{OUTLINE_FILE}: {validation_reasons(exc, 'outline')}") from exc
     return Outline(
         doc_type=doc_type,
         numbering=raw.numbering,
