@@ -98,7 +98,23 @@ def checker_for(values: Mapping[str, str], doc_date: dt.date | None = None) -> C
     return lambda text, sections: with_facts(base(text, sections), text, facts)
 
 
-class DraftRun:
+class Run:
+    """What a free-form and an outline draft share: the outcome, once iteration has ended."""
+
+    _outcome: GenerationOutcome | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._outcome is not None
+
+    def outcome(self) -> GenerationOutcome:
+        """The final outcome; only once iteration has ended (RuntimeError before)."""
+        if self._outcome is None:
+            raise RuntimeError("the draft is still streaming; iterate it to the end first")
+        return self._outcome
+
+
+class DraftRun(Run):
     """One streaming draft: iterate for DraftUpdates, cancel() to stop, outcome() afterwards."""
 
     def __init__(
@@ -122,7 +138,6 @@ class DraftRun:
         self.check_every_chars = max(1, check_every_chars)
         self._checker = checker
         self._check: CheckResult | None = None
-        self._outcome: GenerationOutcome | None = None
         self._thinking = ThinkFilter()
         self._text = ""
 
@@ -174,16 +189,6 @@ class DraftRun:
             thinking=self._thinking.thinking,
             marks=("thinking_removed",) if self._thinking.thinking else (),
         )
-
-    @property
-    def finished(self) -> bool:
-        return self._outcome is not None
-
-    def outcome(self) -> GenerationOutcome:
-        """The final outcome; only once iteration has ended (RuntimeError before)."""
-        if self._outcome is None:
-            raise RuntimeError("the draft is still streaming; iterate it to the end first")
-        return self._outcome
 
 
 def stream_draft(

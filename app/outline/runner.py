@@ -8,9 +8,9 @@ import threading
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.generation import DraftUpdate, GenerationOutcome, Run
 from app.llm.client import LLMClient
 from app.outline.compose import NO_TEXT, OutlinePlan, Step, assemble
 from app.outline.run import (
@@ -22,9 +22,6 @@ from app.outline.run import (
     open_part,
     with_context,
 )
-
-if TYPE_CHECKING:
-    from app.generation import DraftUpdate, GenerationOutcome
 
 
 def combine_stats(
@@ -58,7 +55,7 @@ def overall_status(parts: Sequence[PartResult], cancelled: bool) -> str:
     return "truncated" if any(p.status == "truncated" for p in parts) else "complete"
 
 
-class OutlineRun:
+class OutlineRun(Run):
     """One outline draft: deterministic parts at once, generated parts streamed in order."""
 
     def __init__(
@@ -83,7 +80,6 @@ class OutlineRun:
         self._settled: dict[int, str] = {}  # finished parts' final prose
         self._removed = 0
         self._parts: list[PartResult] = []
-        self._outcome: GenerationOutcome | None = None
         self._model = ""
         self._started = 0.0
         self._first: float | None = None
@@ -93,18 +89,7 @@ class OutlineRun:
         if self._current is not None:
             self._current.stream.cancel()
 
-    @property
-    def finished(self) -> bool:
-        return self._outcome is not None
-
-    def outcome(self) -> GenerationOutcome:
-        if self._outcome is None:
-            raise RuntimeError("the draft is still streaming; iterate it to the end first")
-        return self._outcome
-
     def _update(self, delta: str, phase: Phase) -> DraftUpdate:
-        from app.generation import DraftUpdate
-
         text, _ = assemble(self.plan.steps, self._prose)
         return DraftUpdate(text, delta, None, phase)
 
@@ -166,8 +151,6 @@ class OutlineRun:
         return assemble(self.plan.steps, self._settled)[0]
 
     def _finish(self) -> None:
-        from app.generation import GenerationOutcome
-
         if self._outcome is not None:
             return
         cancelled = self._cancelled.is_set()
