@@ -1,4 +1,4 @@
-"""Shared fixtures: real embedded LLM servers, real databases."""
+"""Shared fixtures: real embedded LLM servers, real databases, the settings the CLI tests read."""
 
 from __future__ import annotations
 
@@ -15,6 +15,18 @@ from tests.servers import embedded_server
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
+
+
+@pytest.fixture
+def zh_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Chinese messages and the bundled statute catalogue (no firm file), settings re-read."""
+    from app.config import get_settings
+
+    monkeypatch.setenv("LEXSPEC_LANG", "zh")
+    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
-from app.config import get_settings
 
 FIXTURES = Path(__file__).parent / "facts_fixtures"
 FACTS = str(FIXTURES / "filing-guide.facts.json")
 
 
-@pytest.fixture(autouse=True)
-def zh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+pytestmark = pytest.mark.usefixtures("zh_settings")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

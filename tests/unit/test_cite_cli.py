@@ -4,22 +4,13 @@ for anything it cannot show. And `lexspec check --format json --date`: version a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
-from app.config import get_settings
 
-
-@pytest.fixture(autouse=True)
-def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+pytestmark = pytest.mark.usefixtures("zh_settings")
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

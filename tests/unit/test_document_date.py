@@ -78,21 +78,12 @@ def test_streamed_draft_is_checked_on_the_document_date(day: dt.date, flagged: i
     assert all(_codes(c).count(NOT_IN_FORCE) <= flagged for c in checks)
 
 
-@pytest.fixture
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
 @pytest.mark.parametrize(
     ("day", "flagged", "version"),
     [("2025-06-01", 2, "2016-11-07通过"), ("2026-06-01", 0, "2025-10-28修正")],
 )
 def test_check_cli_date_option(
-    clean_env: None,
+    zh_settings: None,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     day: str,
@@ -110,7 +101,7 @@ def test_check_cli_date_option(
     assert csl["version"] == version  # the text in force on the document's date
 
 
-def test_check_cli_bad_date(clean_env: None, tmp_path: Path, capsys) -> None:
+def test_check_cli_bad_date(zh_settings: None, tmp_path: Path, capsys) -> None:
     draft = tmp_path / "d.md"
     draft.write_text(DRAFT, encoding="utf-8")
     assert main(["check", str(draft), "--date", "2025-13-01"]) == 2
@@ -127,7 +118,7 @@ def _export(tmp_path: Path, text: str, *flags: str) -> docx.document.Document:
 
 @pytest.mark.parametrize(("day", "flagged"), [("2025-06-01", 2), ("2026-06-01", 0)])
 def test_export_findings_on_the_document_date(
-    clean_env: None, tmp_path: Path, day: str, flagged: int
+    zh_settings: None, tmp_path: Path, day: str, flagged: int
 ) -> None:
     doc = _export(tmp_path, DRAFT, "--findings", "--date", day)
     comments = [c.text for c in doc.comments]
@@ -142,7 +133,7 @@ def test_export_findings_on_the_document_date(
     ],
 )
 def test_export_appendix_quotes_the_version_in_force_on_the_date(
-    clean_env: None, tmp_path: Path, day: str, version: str, opening: str
+    zh_settings: None, tmp_path: Path, day: str, version: str, opening: str
 ) -> None:
     text = "一、依据《网络安全法》第三十九条。\n"
     doc = _export(tmp_path, text, "--cited-articles", "--date", day)
@@ -159,7 +150,6 @@ def test_lexspec_draft_checks_on_the_forms_date(
 ) -> None:
     """`lexspec draft` streams through the same service with the date field of its values."""
     from app.commands.draft import _stream
-    from app.config import get_settings
     from app.generation import prepare_draft, start_draft
 
     doc = LIBRARY.types["cross-border-filing-guide"]
