@@ -1,13 +1,16 @@
 """Rebuild app/validation/statute_texts/*.json from the public transcriptions of the statutes.
 
 Usage:
-    python scripts/build_statute_texts.py LAWS_CHECKOUT [--extra DIR] [--out DIR]
+    python scripts/build_statute_texts.py LAWS_CHECKOUT [--extra DIR] [--ai4law JSONL] [--out DIR]
 
 LAWS_CHECKOUT is a checkout of github.com/LawRefBook/Laws (a transcription of the national laws
 and regulations database, flk.npc.gov.cn). DIR holds the texts that repository does not have,
 in the same markdown layout (a `# title` line, `<!-- INFO END -->`, then one `第X条 ...` line per
 article with its 款 and 项 as the following lines); each file's `source` below says where its
-text was read. A statute listed here whose file is missing is reported and left unchanged.
+text was read. JSONL is resources/legal/registry/regulation_articles.jsonl of a snapshot of the
+public repository github.com/JH-gh07/ai4law (one article per line, by `source_id`): the CAC
+measures are read from it. A statute listed here whose source is missing is reported and left
+unchanged.
 
 Each output file holds one version of one statute: every article with its 款 and 项, the
 version's dates (adopted / amended / in force from / until) and where the text came from.
@@ -34,6 +37,9 @@ OUT = ROOT / "app" / "validation" / "statute_texts"
 LAWREFBOOK = "github.com/LawRefBook/Laws（国家法律法规数据库文本的公开转录）"
 ARTICLE = re.compile(r"^第(?P<n>[零〇一二两三四五六七八九十百千]+)条[\s\u3000]+(?P<text>.*)$")
 ITEM = re.compile(r"^[（(][零〇一二三四五六七八九十]+[）)]")
+AI4LAW = "github.com/JH-gh07/ai4law resources/legal/registry/regulation_articles.jsonl"
+# where a page's article text ends and the site's furniture begins (附件, 关闭, 版权所有 ...)
+FURNITURE = re.compile(r"^(?:附件|关闭|国家规章库|【|中央网络安全和信息化委员会办公室)")
 CIVIL_CODE_BOOKS = (
     "总则",
     "物权编",
@@ -62,6 +68,8 @@ class Spec:
     extra: bool = False  # the file is in --extra DIR, not in the LawRefBook checkout
     renumbered_from: str | None = None  # key of the version this one renumbers
     map_overrides: dict[int, int | None] = field(default_factory=dict)
+    ai4law: str | None = None  # source_id of the text in the ai4law JSONL (--ai4law)
+    checked: str = ""  # how the text was cross-checked against a second public source
 
 
 SPECS = (
@@ -133,6 +141,37 @@ SPECS = (
         extra=True,
     ),
     Spec(
+        "scc-2023",
+        "个人信息出境标准合同办法",
+        "2023-02-22公布",
+        (),
+        "2023-02-22",
+        "2023-06-01",
+        "国家互联网信息办公室令第13号，中国政府网国家规章库转载 gov.cn/zhengce/202311/content_6917770.htm 所载"
+        f"文本；转录自 {AI4LAW}（source_id CN-GOV-015，逐条）",
+        ai4law="CN-GOV-015",
+        checked="第四条、第五条、第七条、第八条与中国网信网发布页（cac.gov.cn/2023-02/24/c_1678884831596384.htm，"
+        "同一仓库 CN-REG-005 段落4至6 的转录）所述内容逐项对读一致；第四条各项数字（100万、10万、1万）、第七条“10个"
+        "工作日”、第十三条施行日期另见其他公开仓库的引文。第一至第三条、第六条、第九至第十二条只有这一份逐字全文，"
+        "未能与第二份公开全文对读",
+    ),
+    Spec(
+        "cbdf-2024",
+        "促进和规范数据跨境流动规定",
+        "2024-03-22公布",
+        (),
+        "2024-03-22",
+        "2024-03-22",
+        "国家互联网信息办公室令第16号，中国网信网全文页 cac.gov.cn/2024-03/22/c_1712776611775634.htm 所载文本；"
+        f"转录自 {AI4LAW}（source_id CN-REG-007，逐条）",
+        ai4law="CN-REG-007",
+        checked="第二至第八条与中国网信网发布页（cac.gov.cn/2024-03/22/c_1712776612187994.htm，同一仓库 CN-REG-006 "
+        "段落4至7）所述条件逐项对读一致；第七条第一款第（二）项、第八条第一款、第九条、第十三条另与其他公开仓库中"
+        "注明出自该全文页的逐字引文一致。第一条、第十至第十二条、第十四条只有这一份逐字全文。第七条、第八条的第二款"
+        "在该转录中只存“属于本规定”四字（转录在条号引用处截断），未能在任何公开来源读到全文：不收录、不猜补，"
+        "记入 incomplete",
+    ),
+    Spec(
         "pic-2025",
         "个人信息出境认证办法",
         "2025-10-14公布",
@@ -179,6 +218,29 @@ def parse_articles(markdown: str) -> list[dict[str, object]]:
     return articles
 
 
+def ai4law_articles(jsonl: Path, source_id: str) -> tuple[list[dict[str, object]], list[int]]:
+    """One instrument's articles from the ai4law JSONL, and the articles whose text is cut off.
+
+    Each line's `content` is one article (第X条 text, then its 款 and 项 on their own lines);
+    the site furniture after the last article is dropped. A 款 that does not end like a
+    sentence (。；：) was cut off in the transcription: it is left out and its article listed."""
+    lines: list[str] = []
+    incomplete: list[int] = []
+    for raw in jsonl.read_text(encoding="utf-8").splitlines():
+        record = json.loads(raw) if raw.strip() else {}
+        if record.get("source_id") != source_id:
+            continue
+        for line in (part.strip() for part in str(record["content"]).split("\n")):
+            if FURNITURE.match(line):
+                break
+            if line and not line.endswith(("。", "；", "：")):
+                incomplete.append(parse_number(str(record["article_ref"])[1:-1]) or 0)
+                break
+            if line:
+                lines.append(line)
+    return parse_articles("\n".join(lines)), incomplete
+
+
 def article_text(article: dict[str, object]) -> str:
     paragraphs = article["paragraphs"]
     assert isinstance(paragraphs, list)
@@ -223,6 +285,12 @@ def _commit(checkout: Path) -> str:
 
 
 def build(spec: Spec, root: Path) -> list[dict[str, object]] | None:
+    if spec.ai4law:
+        if not root.is_file():
+            print(f"skip {spec.key}: no --ai4law JSONL", file=sys.stderr)
+            return None
+        articles, _ = ai4law_articles(root, spec.ai4law)
+        return _in_order(spec, articles)
     paths = [root / name for name in spec.files]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
@@ -231,6 +299,10 @@ def build(spec: Spec, root: Path) -> list[dict[str, object]] | None:
     articles: list[dict[str, object]] = []
     for path in paths:
         articles.extend(parse_articles(path.read_text(encoding="utf-8")))
+    return _in_order(spec, articles)
+
+
+def _in_order(spec: Spec, articles: list[dict[str, object]]) -> list[dict[str, object]]:
     numbers = [a["n"] for a in articles]
     if numbers != list(range(1, len(numbers) + 1)):
         raise SystemExit(f"{spec.key}: article numbers are not 1..{len(numbers)} in order")
@@ -241,6 +313,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("laws", type=Path, help="LawRefBook/Laws checkout")
     parser.add_argument("--extra", type=Path, help="directory of the texts LawRefBook lacks")
+    parser.add_argument(
+        "--ai4law", type=Path, help="regulation_articles.jsonl of an ai4law snapshot"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument(
         "--commit", default="", help="LawRefBook commit, when LAWS is not a git checkout"
@@ -250,7 +325,7 @@ def main() -> int:
     built: dict[str, list[dict[str, object]]] = {}
     args.out.mkdir(parents=True, exist_ok=True)
     for spec in SPECS:
-        root = args.extra if spec.extra else args.laws
+        root = args.ai4law if spec.ai4law else args.extra if spec.extra else args.laws
         articles = build(spec, root) if root is not None else None
         if articles is None:
             continue
@@ -265,6 +340,10 @@ def main() -> int:
             "source": spec.source + (f"（commit {commit}）" if commit and not spec.extra else ""),
             "articles": articles,
         }
+        if spec.checked:
+            record["checked"] = spec.checked
+        if spec.ai4law:
+            record["incomplete"] = ai4law_articles(args.ai4law, spec.ai4law)[1]
         if spec.renumbered_from and spec.renumbered_from in built:
             mapping = renumbering(built[spec.renumbered_from], articles, spec.map_overrides)
             record["renumbered_from"] = {

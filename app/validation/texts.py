@@ -75,6 +75,9 @@ class StatuteText:
     in_force_until: dt.date | None = None
     renumbered_from: str | None = None  # key of the superseded version
     renumber_map: dict[int, int | None] = field(default_factory=dict, compare=False)
+    # articles whose later 款 could not be read in any source (the text held stops early)
+    incomplete: frozenset[int] = frozenset()
+    checked: str = ""  # how the text was cross-checked against a second source
 
     def article(self, number: int) -> Article | None:
         return self.articles[number - 1] if 1 <= number <= len(self.articles) else None
@@ -154,6 +157,8 @@ def _read(path: Path) -> StatuteText:
             in_force_until=_date(data.get("in_force_until"), where),
             renumbered_from=renumbered.get("version_file"),
             renumber_map={int(k): v for k, v in (renumbered.get("map") or {}).items()},
+            incomplete=frozenset(int(n) for n in data.get("incomplete") or ()),
+            checked=str(data.get("checked") or ""),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         if isinstance(exc, StatuteTextError):

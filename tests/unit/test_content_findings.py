@@ -81,11 +81,21 @@ CASES: list[tuple[str, dt.date, list[tuple[str, str]]]] = [
         LATE_2026,
         [],
     ),
-    # statutes with no text in the store: only the catalogue checks apply
+    # the CAC measures are held in full now: the filing deadline is 第七条, not 第六条
     (
         "根据《个人信息出境标准合同办法》第六条，应当在标准合同生效之日起10个工作日内备案。",
         LATE_2026,
+        [("citation.content_mismatch", "《个人信息出境标准合同办法》第七条")],
+    ),
+    (
+        "根据《个人信息出境标准合同办法》第七条，应当在标准合同生效之日起10个工作日内备案。",
+        LATE_2026,
         [],
+    ),
+    (
+        "根据《促进和规范数据跨境流动规定》第八条，通过数据出境安全评估的结果有效期为3年。",
+        LATE_2026,
+        [("citation.content_mismatch", "《促进和规范数据跨境流动规定》第九条")],
     ),
 ]
 
@@ -167,7 +177,15 @@ def test_the_labelled_set_is_broad_enough() -> None:
 def test_shipped_thresholds_meet_precision_and_recall_on_the_set() -> None:
     claims = load_claims(CLAIMS)
     mismatch = evaluate_claims(claims, CATALOGUE, STORE, DEFAULT)
-    assert mismatch.precision >= 0.9, mismatch.misses
-    assert mismatch.recall >= 0.8, mismatch.misses
+    assert mismatch.precision >= 0.95, mismatch.misses
+    assert mismatch.recall >= 0.9, mismatch.misses
     renumbered = evaluate_claims(claims, CATALOGUE, STORE, DEFAULT, code="citation.renumbered")
-    assert renumbered.precision >= 0.9 and renumbered.recall >= 0.8, renumbered.misses
+    assert renumbered.precision >= 0.95 and renumbered.recall >= 0.9, renumbered.misses
+
+
+def test_faithful_sentences_raise_nothing() -> None:
+    """0 false findings on the sentences labelled right (quotes and faithful paraphrases)."""
+    for claim in load_claims(CLAIMS):
+        if claim.label == "right":
+            result = check(claim.text, catalogue=CATALOGUE, doc_date=claim.doc_date, texts=STORE)
+            assert result.findings == (), claim.text

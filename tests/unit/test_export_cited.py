@@ -35,11 +35,13 @@ def test_appendix_holds_each_cited_article_once_with_source(
     assert headings == [
         "《中华人民共和国个人信息保护法》第三十九条（2021-08-20通过，自2021-11-01起施行）",
         "《中华人民共和国民法典》第五百八十五条（2020-05-28通过，自2021-01-01起施行）",
+        "《个人信息出境标准合同办法》第六条（2023-02-22公布，自2023-06-01起施行）",
     ]
     assert any(p.startswith("个人信息处理者向中华人民共和国境外提供个人信息的") for p in appendix)
     assert "约定的违约金低于造成的损失的" in "".join(appendix)  # 第五百八十五条第二款
-    assert sum(p.startswith("来源 / Source：") for p in appendix) == 2
-    assert "引用条文 2 条" in capsys.readouterr().out
+    assert "标准合同生效后方可开展个人信息出境活动。" in appendix  # held in full since this change
+    assert sum(p.startswith("来源 / Source：") for p in appendix) == 3
+    assert "引用条文 3 条" in capsys.readouterr().out
 
 
 def test_no_appendix_without_the_flag(tmp_path: Path) -> None:

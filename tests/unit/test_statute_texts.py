@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,14 @@ def test_every_version_records_its_source_and_dates() -> None:
         ("ndsr-2024", 64, "本条例自2025年1月1日起施行"),
         ("sam-2022", 14, "有效期为2年"),
         ("sam-2022", 20, "本办法自2022年9月1日起施行"),
+        ("scc-2023", 4, "（三）自上年1月1日起累计向境外提供个人信息不满10万人的"),
+        ("scc-2023", 7, "标准合同生效之日起10个工作日内"),
+        ("scc-2023", 13, "本办法自2023年6月1日起施行"),
+        ("cbdf-2024", 7, "100万人以上个人信息（不含敏感个人信息）或者1万人以上敏感个人信息"),
+        ("cbdf-2024", 8, "10万人以上、不满100万人个人信息"),
+        ("cbdf-2024", 9, "结果有效期为3年"),
+        ("cbdf-2024", 13, "与本规定不一致的，适用本规定"),
+        ("cbdf-2024", 14, "本规定自公布之日起施行"),
         ("pic-2025", 8, "认证证书的有效期为3年"),
         ("pic-2025", 19, "本办法自2026年1月1日起施行"),
         ("civil-code-2020", 1, "为了保护民事主体的合法权益"),
@@ -67,6 +76,18 @@ def test_article_texts(key: str, article: int, expected: str) -> None:
     assert version is not None
     found = version.article(article)
     assert found is not None and expected in found.text
+
+
+def test_the_cac_measures_record_their_cross_check_and_what_could_not_be_read() -> None:
+    store = load_texts()
+    scc, cbdf = store.by_key("scc-2023"), store.by_key("cbdf-2024")
+    assert scc is not None and cbdf is not None
+    assert "CN-GOV-015" in scc.source and "CN-REG-007" in cbdf.source
+    assert scc.checked and cbdf.checked and "未能" in cbdf.checked
+    # 第七条、第八条: the second 款 was cut off in the transcription; only the first is held
+    assert cbdf.incomplete == frozenset({7, 8}) and not scc.incomplete
+    assert [len(cbdf.article(n).paragraphs) for n in (7, 8)] == [1, 1]  # type: ignore[union-attr]
+    assert len(scc.article(4).paragraphs[0].items) == 4  # type: ignore[union-attr]
 
 
 def test_paragraphs_and_items_are_kept() -> None:
@@ -164,3 +185,40 @@ def test_a_map_pointing_outside_the_texts_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, "b.json", new)
     with pytest.raises(StatuteTextError):
         load_texts(str(tmp_path))
+
+
+def _build_script():  # scripts/ is not a package: load the rebuild script by path
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "build_statute_texts.py"
+    spec = importlib.util.spec_from_file_location("build_statute_texts", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while defined
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rebuild_reads_the_ai4law_lines_drops_page_furniture_and_flags_cut_text(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        {
+            "source_id": "X-1",
+            "article_ref": "第一条",
+            "content": "第一条 甲。\n 附件： 某.pdf \n 国家规章库",
+        },
+        {
+            "source_id": "X-1",
+            "article_ref": "第二条",
+            "content": "第二条 乙：\n （一）丙；\n （二）丁。\n 属于本规定",
+        },
+        {"source_id": "OTHER", "article_ref": "第一条", "content": "第一条 别的。"},
+    ]
+    jsonl = tmp_path / "regulation_articles.jsonl"
+    jsonl.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    articles, incomplete = _build_script().ai4law_articles(jsonl, "X-1")
+    assert [a["n"] for a in articles] == [1, 2]
+    assert articles[0]["paragraphs"] == [{"text": "甲。", "items": []}]
+    assert articles[1]["paragraphs"] == [{"text": "乙：", "items": ["（一）丙；", "（二）丁。"]}]
+    assert incomplete == [2]
