@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.validation import check, load_catalogue  # noqa: E402
 from app.validation import content as content_stage  # noqa: E402
-from app.validation.calibration import evaluate, grid, load_claims  # noqa: E402
+from app.validation.calibration import CAPABILITIES, evaluate, grid, load_claims  # noqa: E402
 from app.validation.catalogue import Catalogue  # noqa: E402
 from app.validation.numerals import int_to_chinese  # noqa: E402
 from app.validation.texts import TextStore, load_texts  # noqa: E402
@@ -118,10 +118,10 @@ def streaming(text: str, catalogue: Catalogue, chunk: int) -> None:
 def accuracy(catalogue: Catalogue, calibrate: bool) -> None:
     claims, store = load_claims(CLAIMS), load_texts()
     print(f"labelled set: {len(claims)} citing sentences")
-    for code in ("citation.content_mismatch", "citation.renumbered"):
-        scores = evaluate(claims, catalogue, store, code=code)
+    for capability, (code, _) in CAPABILITIES.items():
+        scores = evaluate(claims, catalogue, store, capability=capability)
         print(
-            f"  {code}: precision {scores.precision:.3f}, recall {scores.recall:.3f} "
+            f"  {capability} ({code}): precision {scores.precision:.3f}, recall {scores.recall:.3f} "
             f"(tp {scores.true_pos}, fp {scores.false_pos}, fn {scores.false_neg})"
         )
         for miss in scores.misses:

@@ -1,6 +1,6 @@
 """`lexspec cite "《个人信息保护法》第三十九条" [--date YYYY-MM-DD] [--format text|json]`: show the law.
 
-Prints the article's text with its statute, version and source. Exit status: 0 shown,
+Prints the article's text (or the cited 款 or 项 on its own) with its statute, version and source. Exit status: 0 shown,
 2 an unknown statute or article, a statute whose text is not held, or a bad date."""
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ def handle(args: argparse.Namespace) -> int:
         payload = {
             "statute": found.statute,
             "article": found.article.number,
+            "paragraph": found.paragraph,
+            "item": found.item,
             "version": found.version.version,
             "in_force_from": found.version.in_force_from.isoformat(),
             "source": found.source,

@@ -1,8 +1,11 @@
 """Precision and recall of the content findings on a labelled set of citing sentences.
 
 The set (tests/unit/validation_fixtures/citation_claims.yaml) labels each sentence right,
-wrong (with the better article), no_claim or renumbered (with the number in force). A wrong
-sentence is a positive for citation.content_mismatch; a renumbered one for citation.renumbered.
+wrong (with the better article), wrong_part (with the better 款 / 项 of the same article),
+no_claim, renumbered (with the number in force) or superseded (with the prevailing article).
+Each capability (CAPABILITIES) counts its own label as the positives: a wrong sentence for
+citation.content_mismatch naming an article, a wrong_part one for the same code naming a 款 or
+项, a renumbered one for citation.renumbered, a superseded one for citation.superseded.
 Used by bench/validation.py (which prints the figures and a threshold grid) and by the test
 that pins the shipped thresholds."""
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +24,14 @@ from app.validation.citations import parse_citations
 from app.validation.content import DEFAULT, Thresholds, check_content
 from app.validation.texts import TextStore
 
-LABELS = ("right", "wrong", "no_claim", "renumbered")
+LABELS = ("right", "wrong", "wrong_part", "no_claim", "renumbered", "superseded")
+# capability -> (finding code, the label of its positives)
+CAPABILITIES: dict[str, tuple[str, str]] = {
+    "mismatch": ("citation.content_mismatch", "wrong"),
+    "part": ("citation.content_mismatch", "wrong_part"),
+    "renumbered": ("citation.renumbered", "renumbered"),
+}
+PART = re.compile(r"条第[零〇一二两三四五六七八九十]+[款项]")
 SET_DATE = dt.date(2026, 11, 30)  # the date the set was written against
 
 
@@ -31,6 +42,8 @@ class Claim:
     kind: str = ""
     better: int | None = None  # wrong: the article that says it
     now: int | None = None  # renumbered: the number in force
+    better_part: str = ""  # wrong_part: the 款 / 项 that says it, 第十三条第一款第二项
+    prevailing: str = ""  # superseded: the prevailing provision, 《…》第九条
     doc_date: dt.date = SET_DATE
 
 
@@ -68,6 +81,8 @@ def load_claims(path: Path) -> list[Claim]:
                 kind=str(entry.get("kind") or ""),
                 better=entry.get("better"),
                 now=entry.get("now"),
+                better_part=str(entry.get("better_part") or ""),
+                prevailing=str(entry.get("prevailing") or ""),
                 doc_date=date if isinstance(date, dt.date) else SET_DATE,
             )
         )
@@ -95,20 +110,18 @@ def evaluate(
     catalogue: Catalogue,
     store: TextStore,
     limits: Thresholds = DEFAULT,
-    code: str = "citation.content_mismatch",
+    capability: str = "mismatch",
 ) -> Scores:
-    """A hit counts only with the right suggestion (the labelled better / in-force article)."""
-    positive = "wrong" if code == "citation.content_mismatch" else "renumbered"
+    """A hit counts only with the right suggestion (the labelled article, 款 or 项)."""
+    code, positive = CAPABILITIES[capability]
     true_pos = false_pos = false_neg = 0
     misses: list[str] = []
     for claim in claims:
-        found = _codes(claim, catalogue, store, limits)
-        target = claim.better if positive == "wrong" else claim.now
+        suggestion = _found(_codes(claim, catalogue, store, limits), code, capability)
         wanted = claim.label == positive
-        hit = code in found and (not wanted or _names(found[code], target))
-        if wanted and hit:
+        if wanted and suggestion is not None and _names(suggestion, claim, capability):
             true_pos += 1
-        elif code in found:
+        elif suggestion is not None:
             false_pos += 1
             misses.append(f"FP {claim.text}")
         elif wanted:
@@ -117,9 +130,23 @@ def evaluate(
     return Scores(true_pos, false_pos, false_neg, tuple(misses))
 
 
-def _names(suggestion: str, number: int | None) -> bool:
+def _found(found: dict[str, str], code: str, capability: str) -> str | None:
+    """The suggestion of this capability's finding: an article-level and a 款/项-level
+    content_mismatch are told apart by what they name."""
+    suggestion = found.get(code)
+    if suggestion is None or capability not in ("mismatch", "part"):
+        return suggestion
+    return suggestion if bool(PART.search(suggestion)) == (capability == "part") else None
+
+
+def _names(suggestion: str, claim: Claim, capability: str) -> bool:
     from app.validation.numerals import int_to_chinese
 
+    if capability == "part":
+        return bool(claim.better_part) and suggestion.endswith(claim.better_part)
+    if capability == "superseded":
+        return bool(claim.prevailing) and claim.prevailing in suggestion
+    number = claim.better if capability == "mismatch" else claim.now
     return number is not None and suggestion.endswith(f"第{int_to_chinese(number)}条")
 
 

@@ -19,6 +19,9 @@ INNER_TITLE = re.compile(r"〈(?P<inner>[^〈〉]{1,60})〉")
 ANAPHOR = re.compile(
     r"(?:本法|该法|该办法|该条例|该规定|前述(?:法律|法规|规定|办法|条例)?)(?=[ \t\u3000]?第)"
 )
+# a 款 or 项 of the article cited just before: 同条第二款, 前款 (the 款 before the one cited),
+# 该款 (the 款 cited), 该项 (the 项 cited); 前款第二项, 同条第一款第（三）项
+PART_ANAPHOR = re.compile(r"同条(?=[ \t\u3000]?第)|前款|该款|该项")
 DEFINITION = re.compile(
     r"(?:以下简称|以下称|下称)\s*(?:为)?\s*[《\"“「『](?P<alias>[^《》\"“”「」『』\n]{1,20})"
     r"[》\"”」』]\s*[）)]?"
@@ -235,7 +238,7 @@ def _events(
 ) -> list[tuple[int, int, Event]]:
     """Every title, anaphor, definition, bare short-name use and bare catalogued name, in order."""
     events: list[tuple[int, int, Event]] = [(m.start(), 0, m) for m in definitions]
-    for priority, pattern in ((1, TITLE), (2, ANAPHOR)):
+    for priority, pattern in ((1, TITLE), (2, ANAPHOR), (2, PART_ANAPHOR)):
         events.extend((m.start(), priority, m) for m in pattern.finditer(text))
     if aliases:
         names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
@@ -259,6 +262,11 @@ def parse_citations(text: str, catalogue: Catalogue) -> tuple[list[Citation], li
     for start, _, event in _events(text, definitions, defined, catalogue):
         if start < consumed:
             continue
+        if not isinstance(event, Named) and event.re is PART_ANAPHOR:
+            parts = _part_citations(text, event, _last_article(citations))
+            citations.extend(parts)
+            consumed = parts[-1].end if parts else event.end()
+            continue
         is_title = not isinstance(event, Named) and event.re is TITLE
         end = consumed = event.end if isinstance(event, Named) else event.end()
         if not isinstance(event, Named) and event.re is DEFINITION:
@@ -280,6 +288,59 @@ def parse_citations(text: str, catalogue: Catalogue) -> tuple[list[Citation], li
         if not mention.back:
             last = mention
     return citations, findings
+
+
+def _last_article(citations: list[Citation]) -> Citation | None:
+    return next((c for c in reversed(citations) if c.article is not None), None)
+
+
+def _part_citations(text: str, event: re.Match[str], previous: Citation | None) -> list[Citation]:
+    """Citations of 同条第二款 / 前款 / 该款 / 该项 (with any 款, 项 that follow), resolved
+    against the article cited just before; nothing when that does not say which 款 or 项."""
+    if previous is None or previous.article is None:
+        return []
+    word, paragraph, item = event[0], previous.paragraph, None
+    if word == "前款":
+        paragraph = paragraph - 1 if paragraph and paragraph > 1 else None
+    elif word == "该项":
+        item = previous.item
+    if word != "同条" and paragraph is None and item is None:
+        return []
+    refs = [Ref(event.start(), event.end(), previous.article, paragraph, item)]
+    cursor, joined = event.end(), False
+    while (unit := UNIT.match(text, cursor)) is not None and unit["kind"] != "条":
+        value = parse_number(unit["n"] or unit["pn"])
+        last = refs[-1]
+        if value is None:
+            break
+        if unit["kind"] == "款":
+            if len(refs) > 1 or joined or (last.paragraph is not None and word != "同条"):
+                refs.append(Ref(unit.start(), unit.end(), last.article, value))
+            else:
+                last.paragraph = value
+        elif joined or last.item is not None:
+            refs.append(Ref(unit.start(), unit.end(), last.article, last.paragraph, value))
+        else:
+            last.item = value
+        refs[-1].end = unit.end()
+        connector = CONNECTOR.match(text, unit.end())
+        joined = bool(connector and UNIT.match(text, connector.end()))
+        cursor = connector.end() if joined and connector else unit.end()
+    if word == "同条" and refs[0].paragraph is None and refs[0].item is None:
+        return []  # 同条 with nothing after it: no part named
+    return [
+        Citation(
+            ref.start if i else event.start(),
+            ref.end,
+            text[(ref.start if i else event.start()) : ref.end],
+            previous.statute,
+            ref.article,
+            ref.paragraph,
+            ref.item,
+            previous.status,
+        )
+        for i, ref in enumerate(refs)
+    ]
 
 
 def _mention_for(

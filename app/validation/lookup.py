@@ -42,7 +42,8 @@ class ArticleView:
 
     @property
     def text(self) -> str:
-        return self.article.text
+        """The cited 款 or 项 on its own when one is cited, else the whole article."""
+        return self.article.part(self.paragraph, self.item)
 
     @property
     def source(self) -> str:
@@ -102,7 +103,28 @@ def lookup(reference: str, *, catalogue: Catalogue, store: TextStore, on: dt.dat
             f"《{cited.statute}》没有第{int_to_chinese(cited.article)}条",
             f"《{cited.statute}》 has no article {cited.article}",
         )
+    if not found.article.has_part(cited.paragraph, cited.item):
+        raise _missing_part(found, cited.paragraph, cited.item)
     return found
+
+
+def _missing_part(found: ArticleView, paragraph: int | None, item: int | None) -> LookupError:
+    where = f"《{found.statute}》第{int_to_chinese(found.article.number)}条"
+    part = (f"第{int_to_chinese(paragraph)}款" if paragraph else "") + (
+        f"第{int_to_chinese(item)}项" if item else ""
+    )
+    part_en = " ".join(
+        x
+        for x in (f"paragraph {paragraph}" if paragraph else "", f"item {item}" if item else "")
+        if x
+    )
+    if found.article.number in found.version.incomplete:
+        return _fail(
+            f"{where}{part}的文本未能从公开来源完整读到，条文库只收其前{len(found.article.paragraphs)}款",
+            f"{where} {part_en}: its full text could not be read in a public source; only the "
+            f"first {len(found.article.paragraphs)} paragraph(s) are held",
+        )
+    return _fail(f"{where}没有{part}", f"{where} has no {part_en}")
 
 
 def cited_articles(

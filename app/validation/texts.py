@@ -44,20 +44,33 @@ class Article:
         """The whole article, one 款 or 项 per line."""
         return "\n".join("\n".join((p.text, *p.items)) for p in self.paragraphs)
 
+    def has_part(self, paragraph: int | None = None, item: int | None = None) -> bool:
+        """Whether the cited 款 (default the first) and 项 exist in this article."""
+        index = (paragraph or 1) - 1
+        if not 0 <= index < len(self.paragraphs):
+            return False
+        return item is None or 1 <= item <= len(self.paragraphs[index].items)
+
     def part(self, paragraph: int | None = None, item: int | None = None) -> str:
-        """The cited 款 (and 项) if it exists, else the whole article."""
-        if paragraph is None and item is None:
+        """The cited 款 (with its 项) or the cited 项 on its own; the whole article when
+        neither is given or the part does not exist."""
+        if (paragraph is None and item is None) or not self.has_part(paragraph, item):
             return self.text
-        chosen = (
-            self.paragraphs[(paragraph or 1) - 1]
-            if (paragraph or 1) <= len(self.paragraphs)
-            else None
-        )
-        if chosen is None:
-            return self.text
-        if item is not None and 1 <= item <= len(chosen.items):
-            return f"{chosen.text}\n{chosen.items[item - 1]}"
+        chosen = self.paragraphs[(paragraph or 1) - 1]
+        if item is not None:
+            return chosen.items[item - 1]
         return "\n".join((chosen.text, *chosen.items))
+
+    def parts(self, items: bool) -> list[tuple[int, int | None, str]]:
+        """(款, 项, text) of every 款 (items=False) or of every 项, a 款 without 项 counting
+        as one part (items=True): the candidates when a 款 or 项 is checked."""
+        out: list[tuple[int, int | None, str]] = []
+        for number, paragraph in enumerate(self.paragraphs, start=1):
+            if items and paragraph.items:
+                out.extend((number, i, text) for i, text in enumerate(paragraph.items, start=1))
+            else:
+                out.append((number, None, "\n".join((paragraph.text, *paragraph.items))))
+        return out
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,21 @@ CASES: list[tuple[str, list[Cited], list[tuple[str, str]]]] = [
         [(OOR, "第十五条")],
     ),
     ("个人信息保护法第三十八条第一款第（二）项", [(PIPL, 38, 1, 2)], []),
+    # --- a 款 or 项 of the article cited just before: 同条, 前款 (the one before), 该款, 该项 ---
+    (
+        "依据个人信息保护法第十三条第二款，有前款第二项至第七项规定情形的，不需取得个人同意。",
+        [(PIPL, 13, 2, None), (PIPL, 13, 1, 2), (PIPL, 13, 1, 7)],
+        [],
+    ),
+    (
+        "标准合同办法第四条第一款第（三）项所称个人信息，该项以人数计；同条第三款禁止数量拆分。",
+        [(SCC, 4, 1, 3), (SCC, 4, 1, 3), (SCC, 4, 3, None)],
+        [],
+    ),
+    ("标准合同办法第七条第一款要求备案，该款所称材料。", [(SCC, 7, 1, None), (SCC, 7, 1, None)], []),
+    # nothing to resolve against, or nothing named: no citation
+    ("前款第二项规定的情形。该项不适用。", [], []),
+    ("标准合同办法第七条要求备案；前款另有规定。同条之规定。", [(SCC, 7, None, None)], []),
     ("合同法第五十二条", [("中华人民共和国合同法", 52, None, None)], [(REPEALED, "合同法")]),
     # the bare name opens 本法 / 该法 / 前述 like a 《title》 does
     (

@@ -121,3 +121,54 @@ def test_check_refuses_a_bad_date(capsys: pytest.CaptureFixture[str], tmp_path: 
     draft.write_text("正文。\n", encoding="utf-8")
     code, out, err = _run(capsys, "check", str(draft), "--date", "yesterday")
     assert code == 2 and out == "" and "YYYY-MM-DD" in err
+
+
+@pytest.mark.parametrize(
+    ("reference", "heading", "text"),
+    [
+        (
+            "《个人信息保护法》第十三条第二款",
+            "第十三条第二款",
+            [
+                "依照本法其他有关规定，处理个人信息应当取得个人同意，但是有前款第二项至第七项规定情形的，不需取得个人同意。"
+            ],
+        ),
+        (
+            "《个人信息出境标准合同办法》第四条第一款第（三）项",
+            "第四条第一款第三项",
+            ["（三）自上年1月1日起累计向境外提供个人信息不满10万人的；"],
+        ),
+        (
+            "《促进和规范数据跨境流动规定》第七条第（二）项",
+            "第七条第二项",
+            [
+                "（二）关键信息基础设施运营者以外的数据处理者向境外提供重要数据，或者自当年1月1日起"
+                "累计向境外提供100万人以上个人信息（不含敏感个人信息）或者1万人以上敏感个人信息。"
+            ],
+        ),
+    ],
+)
+def test_cite_prints_a_paragraph_or_item_on_its_own(
+    capsys: pytest.CaptureFixture[str], reference: str, heading: str, text: list[str]
+) -> None:
+    code, out, err = _run(capsys, "cite", reference, "--date", "2026-11-30")
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert heading in lines[0]
+    assert lines[1:-1] == text
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("《个人信息保护法》第十三条第三款", "第十三条没有第三款"),
+        ("《个人信息出境标准合同办法》第四条第一款第（五）项", "没有第一款第五项"),
+        ("《促进和规范数据跨境流动规定》第七条第二款", "未能从公开来源完整读到"),
+    ],
+)
+def test_cite_refuses_a_part_the_article_does_not_have(
+    capsys: pytest.CaptureFixture[str], reference: str, message: str
+) -> None:
+    code, out, err = _run(capsys, "cite", reference)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
