@@ -28,6 +28,7 @@ FindingCode = Literal[
     "citation.content_mismatch",
     "citation.renumbered",
     "citation.not_in_force",
+    "citation.superseded",
     "numbering.gap",
     "numbering.duplicate",
     "numbering.out_of_order",

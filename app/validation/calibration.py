@@ -30,6 +30,7 @@ CAPABILITIES: dict[str, tuple[str, str]] = {
     "mismatch": ("citation.content_mismatch", "wrong"),
     "part": ("citation.content_mismatch", "wrong_part"),
     "renumbered": ("citation.renumbered", "renumbered"),
+    "superseded": ("citation.superseded", "superseded"),
 }
 PART = re.compile(r"条第[零〇一二两三四五六七八九十]+[款项]")
 SET_DATE = dt.date(2026, 11, 30)  # the date the set was written against

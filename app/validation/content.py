@@ -19,6 +19,7 @@ from app.validation.catalogue import Catalogue
 from app.validation.matching import bigrams, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
+from app.validation.superseded import check_superseded
 from app.validation.texts import StatuteText, TextStore
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
@@ -319,6 +320,7 @@ def check_content(
         )
         if hit:
             findings.append(hit)
+    findings.extend(check_superseded(text, citations, doc_date=doc_date))
     return findings, [_enrich(c, store, doc_date) for c in citations]
 
 

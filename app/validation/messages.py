@@ -44,6 +44,12 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "文书日期{date}时{what}尚未施行（自{effective}起施行）",
         "On the document's date {date}, {what} was not yet in force (in force from {effective})",
     ),
+    "citation.superseded": (
+        "warning",
+        "本句援引的是《{earlier}》{earlier_at}的规则，自{since}起适用《{prevailing}》{prevailing_at}：{change}",
+        "This sentence relies on the rule of 《{earlier}》 {earlier_at_en}; since {since} "
+        "《{prevailing}》 {prevailing_at_en} applies instead: {change_en}",
+    ),
     "numbering.gap": (
         "error",
         "编号不连续：应为“{expected}”，实为“{found}”",

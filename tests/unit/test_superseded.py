@@ -1,0 +1,98 @@
+"""citation.superseded: the overridden CAC provisions (superseded.yaml) agree with the texts, and
+a citation of one is flagged by the document's date (table-driven)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from app.validation import check, load_catalogue
+from app.validation.messages import MESSAGES
+from app.validation.superseded import SupersededError, load_superseded
+from app.validation.texts import load_texts
+
+CATALOGUE, STORE = load_catalogue(), load_texts()
+LATE, EARLY = dt.date(2026, 11, 30), dt.date(2023, 9, 1)
+SUP = "citation.superseded"
+CBDF = "《促进和规范数据跨境流动规定》"
+
+
+def test_every_row_agrees_with_the_texts() -> None:
+    rows = load_superseded()
+    assert len(rows) >= 5
+    for row in rows:
+        earlier = STORE.on(row.earlier.statute, row.since)
+        later = STORE.latest(row.prevailing.statute)
+        assert earlier is not None and later is not None, row.reason
+        old = earlier.article(row.earlier.article)
+        new = later.article(row.prevailing.article)
+        assert old is not None and new is not None, row.reason
+        assert old.has_part(row.earlier.paragraph, row.earlier.item), row.reason
+        assert row.since == later.in_force_from  # decided by the later instrument's date
+        text = old.part(row.earlier.paragraph, row.earlier.item)
+        # each term is wording of the earlier rule, not of the rule that replaced it
+        for term in row.terms:
+            assert term.search(text), (term.pattern, text)
+            assert not term.search(new.text), (term.pattern, new.text)
+        # the later instrument says it prevails over the earlier one
+        assert row.earlier.statute in later.article(13).text  # type: ignore[union-attr]
+
+
+CASES: list[tuple[str, dt.date, list[str]]] = [
+    # the earlier rule cited as law after 2024-03-22 (exact 款 / 项, or with its wording)
+    (
+        "根据《数据出境安全评估办法》第十四条，通过数据出境安全评估的结果有效期为2年。",
+        LATE,
+        [f"{CBDF}第九条"],
+    ),
+    ("依据《数据出境安全评估办法》第四条第（三）项，数据处理者应当申报。", LATE, [f"{CBDF}第七条"]),
+    (
+        "依据《个人信息出境标准合同办法》第四条第一款第（四）项，可以订立标准合同。",
+        LATE,
+        [f"{CBDF}第八条"],
+    ),
+    # the same before the 规定 took effect: right at the time
+    ("根据《数据出境安全评估办法》第十四条，通过数据出境安全评估的结果有效期为2年。", EARLY, []),
+    ("依据《数据出境安全评估办法》第四条第（三）项，数据处理者应当申报。", EARLY, []),
+    # the earlier rule's wording attributed to the later instrument, whatever the date
+    (f"根据{CBDF}第九条，评估结果有效期为两年。", LATE, [f"{CBDF}第九条"]),
+    (f"根据{CBDF}第七条，处理100万人以上个人信息的数据处理者应当申报。", LATE, [f"{CBDF}第七条"]),
+    # an article of the earlier measure that holds part of an overridden rule, without its wording
+    ("依据《数据出境安全评估办法》第四条，数据处理者向境外提供重要数据的，应当申报。", LATE, []),
+    # a provision the 规定 does not override
+    ("依据《个人信息出境标准合同办法》第四条第三款，不得采取数量拆分等手段。", LATE, []),
+    # a sentence about the change itself
+    (f"原《数据出境安全评估办法》第十四条规定的2年有效期已由{CBDF}第九条调整为3年。", LATE, []),
+    # the current rule stated with the current wording
+    (f"根据{CBDF}第九条，评估结果有效期为3年。", LATE, []),
+    # still streaming: not judged yet
+    ("根据《数据出境安全评估办法》第十四条，通过数据出境安全评估的结果有效期为2年", LATE, []),
+]
+
+
+@pytest.mark.parametrize(("text", "day", "expected"), CASES)
+def test_superseded(text: str, day: dt.date, expected: list[str]) -> None:
+    found = check(text, catalogue=CATALOGUE, doc_date=day, texts=STORE).findings
+    assert [f.suggestion for f in found if f.code == SUP] == expected
+    assert all(f.severity == "warning" for f in found if f.code == SUP)
+
+
+def test_message_names_both_provisions_the_date_and_the_change() -> None:
+    text = "根据《数据出境安全评估办法》第十四条，通过数据出境安全评估的结果有效期为2年。"
+    (hit,) = check(text, catalogue=CATALOGUE, doc_date=LATE, texts=STORE).findings
+    assert text[hit.start : hit.end] == "《数据出境安全评估办法》第十四条"
+    assert "第十四条第一款" in hit.message_zh and "2024-03-22" in hit.message_zh
+    assert "3年" in hit.message_zh and "3 years instead of 2" in hit.message_en
+    assert MESSAGES[SUP][0] == "warning"
+
+
+def test_a_malformed_file_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "superseded.yaml"
+    bad.write_text("superseded:\n  - earlier: {statute: X}\n", encoding="utf-8")
+    with pytest.raises(SupersededError):
+        load_superseded(str(bad))
+    bad.write_text("superseded: [{earlier: {statute: X, article: 1}}]\n", encoding="utf-8")
+    with pytest.raises(SupersededError):
+        load_superseded(str(bad))
