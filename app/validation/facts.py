@@ -3,8 +3,11 @@
 `facts.route_mismatch` (error): the draft tells the client another route than the one the
 form's facts lead to (app/route). `facts.number_mismatch` (warning): the draft states a count
 of individuals, a date, a company or a recipient that contradicts the form. Counts are compared
-by value, however written (1,200,000 = 120万 = 一百二十万); statutory thresholds (100万人以上,
-不满10万人) and conditions are not the client's counts. Pure functions over the text."""
+by value, however written (1,200,000 = 120万 = 一百二十万 = 1.2百万); statutory thresholds
+(100万人以上, 不满10万人) and conditions are not the client's counts. A count about the client
+written with a bound or an approximation (逾50万人, 约120万人) is compared as such, and a
+counting period other than the rules' (自上年1月1日起, 上一年度) is reported
+(app/validation/count_claims.py). Pure functions over the text."""
 
 from __future__ import annotations
 
@@ -17,9 +20,10 @@ from dataclasses import dataclass, field
 from app.domain import CheckResult, Finding
 from app.route import RouteDecision
 from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
+from app.validation.count_claims import RULE_PERIOD, bound_at, other_periods, states_a_rule
 from app.validation.messages import finding
 from app.validation.quantities import dates, quantities
-from app.validation.route_claims import SENTENCE, claims, contradicts
+from app.validation.route_claims import SENTENCE, SUBJECT, claims, contradicts, skipped_spans
 
 # form field -> (words before the date, words after it) that make a date the field's date
 DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -110,36 +114,83 @@ def _allowed_counts(clause: str, facts: FormFacts) -> tuple[set[int], int | None
     return allowed, expected, ("人数", "individuals")
 
 
+def _about_client(sentence: str, facts: FormFacts) -> bool:
+    names = (_core(facts.company), *_short_names(facts.company))
+    return bool(SUBJECT.search(sentence)) or any(n and n in sentence for n in names)
+
+
 def _count_findings(text: str, facts: FormFacts) -> list[Finding]:
     out: list[Finding] = []
     spans = _sentence_spans(text)
     for q in quantities(text):
         after, before = text[q.end : q.end + 8], text[max(0, q.start - 4) : q.start]
-        if not COUNT_AFTER.match(after) or THRESHOLD_BEFORE.search(before):
+        if not COUNT_AFTER.match(after):
             continue
-        if THRESHOLD_AFTER.match(after):
+        bound = bound_at(text, q)
+        if bound is None and (THRESHOLD_BEFORE.search(before) or THRESHOLD_AFTER.match(after)):
             continue
         start, sentence = _sentence_at(text, spans, q.start)
         if HYPOTHETICAL.search(sentence):
             continue
-        if q.value in THRESHOLD_VALUES and RULE_SENTENCE.search(sentence):
-            continue
         clause = _clause(sentence, q.start - start, q.end - start)
         allowed, expected, what = _allowed_counts(clause, facts)
-        if expected is not None and q.value not in allowed:
+        if expected is None:
+            continue
+        if bound is not None:
+            # a bound counts only in a sentence about the client, not in a rule's condition
+            if states_a_rule(clause) or not _about_client(sentence, facts):
+                continue
+            if any(bound.allows(v) for v in allowed):
+                continue
+            out.append(_mismatch(bound.start, bound.end, text, expected, what))
+        elif q.value in THRESHOLD_VALUES and RULE_SENTENCE.search(sentence):
+            continue
+        elif q.value not in allowed:
+            out.append(_mismatch(q.start, q.end, text, expected, what))
+    return out + _period_findings(text, facts, spans)
+
+
+def _mismatch(start: int, end: int, text: str, expected: int, what: tuple[str, str]) -> Finding:
+    return finding(
+        "facts.number_mismatch",
+        start,
+        end,
+        f"{expected:,}",
+        found=text[start:end],
+        what=what[0],
+        what_en=what[1],
+        expected=f"{expected:,}",
+    )
+
+
+def _period_findings(text: str, facts: FormFacts, spans: list[tuple[int, int]]) -> list[Finding]:
+    """A counting period other than the rules' in a sentence that states the client's count."""
+    out: list[Finding] = []
+    skipped = skipped_spans(text)
+    for begin, end in spans:
+        sentence = text[begin:end]
+        if any(a <= begin < b for a, b in skipped) or HYPOTHETICAL.search(sentence):
+            continue
+        if not _about_client(sentence, facts) or not _states_count(sentence):
+            continue
+        for m in other_periods(sentence):
             out.append(
                 finding(
                     "facts.number_mismatch",
-                    q.start,
-                    q.end,
-                    f"{expected:,}",
-                    found=q.raw,
-                    what=what[0],
-                    what_en=what[1],
-                    expected=f"{expected:,}",
+                    begin + m.start(),
+                    begin + m.end(),
+                    RULE_PERIOD,
+                    found=m.group(0),
+                    what="计算期间",
+                    what_en="counting period",
+                    expected=RULE_PERIOD,
                 )
             )
     return out
+
+
+def _states_count(sentence: str) -> bool:
+    return any(COUNT_AFTER.match(sentence, q.end) for q in quantities(sentence))
 
 
 def _date_findings(text: str, facts: FormFacts) -> list[Finding]:

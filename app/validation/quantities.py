@@ -1,6 +1,7 @@
 """Counts and dates written in a draft: Arabic or Chinese numerals, with 万/亿 units.
 
-120万 = 一百二十万 = 1,200,000; 1.2万 = 12,000; 3亿 = 300,000,000; 二〇二五年三月十五日.
+120万 = 一百二十万 = 1,200,000; 1.2万 = 12,000; 3亿 = 300,000,000; 1.2百万 = 1,200,000;
+0.5千万 = 5,000,000; 12.5万 = 125,000; 8千 = 8,000; 二〇二五年三月十五日.
 Pure functions over text; offsets are Python str indices."""
 
 from __future__ import annotations
@@ -14,10 +15,21 @@ from decimal import Decimal, InvalidOperation
 from app.validation.numerals import chinese_to_int, parse_number
 
 _ZH_NUM = "零〇一二两三四五六七八九十百千万亿"
-_ARABIC = r"[0-9０-９]{1,3}(?:,[0-9０-９]{3})+(?![0-9０-９])|[0-9０-９]+(?:\.[0-9０-９]+)?"
-NUMBER = re.compile(rf"(?P<arabic>{_ARABIC})\s*(?P<unit>万亿|亿|万)?|(?P<zh>[{_ZH_NUM}]+)")
-_FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
-_UNITS = {"": 1, "万": 10_000, "亿": 100_000_000, "万亿": 1_000_000_000_000}
+_ARABIC = r"[0-9０-９]{1,3}(?:,[0-9０-９]{3})+(?![0-9０-９])|[0-9０-９]+(?:[.．][0-9０-９]+)?"
+NUMBER = re.compile(
+    rf"(?P<arabic>{_ARABIC})\s*(?P<unit>万亿|亿|千万|百万|十万|万|千)?|(?P<zh>[{_ZH_NUM}]+)"
+)
+_FULLWIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
+_UNITS = {
+    "": 1,
+    "千": 1_000,
+    "万": 10_000,
+    "十万": 100_000,
+    "百万": 1_000_000,
+    "千万": 10_000_000,
+    "亿": 100_000_000,
+    "万亿": 1_000_000_000_000,
+}
 
 
 @dataclass(frozen=True)

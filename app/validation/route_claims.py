@@ -36,7 +36,7 @@ class Claim:
     denies: frozenset[str]  # "assessment" / "contract" denied
 
 
-def _skipped_spans(text: str) -> list[tuple[int, int]]:
+def skipped_spans(text: str) -> list[tuple[int, int]]:
     """The spans of the sections whose sentences are not conclusions (常见错误)."""
     heads = list(HEADING.finditer(text))
     spans = []
@@ -63,7 +63,7 @@ def _clause_claims(clause: str) -> tuple[set[str], set[str]]:
 
 def claims(text: str, client_names: tuple[str, ...] = ()) -> Iterator[Claim]:
     """The route conclusions the draft states about the client."""
-    skipped = _skipped_spans(text)
+    skipped = skipped_spans(text)
     names = [n for n in client_names if len(n) >= 2]
     for m in SENTENCE.finditer(text):
         sentence = m.group(0)

@@ -1,0 +1,91 @@
+"""How a draft states a count about the client: with a bound or an approximation (逾50万人,
+超过10万人, 100万人以上, 不足1万人, 约120万人, 近120万人, 120万人左右), and over which counting
+period (the rules count 自当年1月1日起; 自上年1月1日起, 上一年度, 过去12个月 … is another).
+
+Used by the facts check (app/validation/facts.py): a bound the form's count cannot satisfy is a
+contradiction; an approximation within APPROX of the form's count is not. Pure functions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from app.validation.quantities import Quantity
+
+APPROX = 0.1  # 约 / 左右 / 上下: within 10% of the stated figure; 近 / 将近: up to 10% below it
+_BEFORE = {
+    "gt": ("逾", "超过", "多于", "高于", "大于", "超出"),
+    "ge": ("达到", "至少", "不少于", "不低于"),
+    "lt": ("不足", "不满", "未满", "少于", "低于", "未达到", "未达"),
+    "le": ("未超过", "不超过", "最多"),
+    "approx": ("约", "大约", "大概", "大致"),
+    "near": ("近", "将近", "接近", "几乎"),
+}
+_AFTER = {
+    "ge": ("以上", "及以上", "或以上"),
+    "le": ("以下", "以内"),
+    "approx": ("左右", "上下"),
+}
+_WORDS_BEFORE = sorted(
+    ((w, k) for k, words in _BEFORE.items() for w in words), key=lambda p: -len(p[0])
+)
+BOUND_BEFORE = re.compile("(?P<word>" + "|".join(re.escape(w) for w, _ in _WORDS_BEFORE) + r")\s*$")
+BOUND_AFTER = re.compile(
+    r"\s*(?:名|位|个)?(?:自然人|用户|人|个人)?\s*(?P<word>"
+    + "|".join(re.escape(w) for k in _AFTER.values() for w in sorted(k, key=len, reverse=True))
+    + ")"
+)
+_KIND = {w: k for k, words in (*_BEFORE.items(), *_AFTER.items()) for w in words}
+# a clause that states a rule (…10万人以上个人信息的) rather than the client's count
+RULE_CLAUSE = re.compile(r"数据处理者|运营者|门槛|阈值|标准|的$")
+# counting periods other than the rules' 自当年1月1日起
+OTHER_PERIOD = re.compile(
+    r"自上(?:一)?年(?:度)?(?:1|一)月(?:1|一)日(?:起)?|上(?:一)?年度|去年|前一年|"
+    r"过去(?:一|1)年|过去(?:十二|12)个月|(?:最)?近(?:一|1)年|近(?:十二|12)个月|"
+    r"自成立以来|成立至今|历年累计|自[0-9０-９]{4}年(?:以来|起)"
+)
+RULE_PERIOD = "自当年1月1日起累计"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A count with its bound or approximation: [start, end) spans the words and the number."""
+
+    kind: str  # gt, ge, lt, le, approx, near
+    stated: int
+    start: int
+    end: int
+
+    def allows(self, value: int) -> bool:
+        """Whether a count of `value` can be what the draft states."""
+        stated = self.stated
+        return {
+            "gt": value > stated,
+            "ge": value >= stated,
+            "lt": value < stated,
+            "le": value <= stated,
+            "approx": abs(value - stated) <= APPROX * stated,
+            "near": (1 - APPROX) * stated <= value <= stated,
+        }[self.kind]
+
+
+def bound_at(text: str, q: Quantity) -> Bound | None:
+    """The bound or approximation written around the count q, if any (逾 q, q 人以上 …)."""
+    before = BOUND_BEFORE.search(text, max(0, q.start - 4), q.start)
+    if before is not None:
+        return Bound(_KIND[before["word"]], q.value, before.start(), q.end)
+    after = BOUND_AFTER.match(text, q.end)
+    if after is not None and after.end() - q.end <= 8:
+        return Bound(_KIND[after["word"]], q.value, q.start, after.end())
+    return None
+
+
+def states_a_rule(clause: str) -> bool:
+    """A clause such as 累计向境外提供10万人以上个人信息的 states a threshold, not a count."""
+    return bool(RULE_CLAUSE.search(clause.rstrip("：:")))
+
+
+def other_periods(sentence: str) -> Iterator[re.Match[str]]:
+    """Counting periods in the sentence other than the rules' 自当年1月1日起."""
+    return OTHER_PERIOD.finditer(sentence)

@@ -1,0 +1,85 @@
+"""The facts check on less common ways of stating a count (bounds, approximations, unit forms,
+counting periods): precision and recall per capability on a labelled set, 0 findings on the
+faithful statements, and the quantity parser's unit forms."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.validation.count_claims import Bound
+from app.validation.facts import check_facts, form_facts
+from app.validation.quantities import quantities
+
+HERE = Path(__file__).parent
+VALUES = json.loads((HERE / "facts_fixtures" / "filing-guide.facts.json").read_text("utf-8"))
+CLAIMS = yaml.safe_load((HERE / "validation_fixtures" / "facts_claims.yaml").read_text("utf-8"))[
+    "facts"
+]
+CAPABILITIES = ("bound", "approx", "unit", "period")
+
+
+def _spans(text: str) -> list[str]:
+    facts = form_facts(VALUES)
+    assert facts is not None
+    return [text[f.start : f.end] for f in check_facts(text, facts)]
+
+
+@pytest.mark.parametrize("capability", CAPABILITIES)
+def test_precision_and_recall_per_capability(capability: str) -> None:
+    cases = [c for c in CLAIMS if c["capability"] == capability]
+    labels = Counter(c["label"] for c in cases)
+    assert labels["contradiction"] >= 4 and labels["consistent"] >= 4
+    tp = fp = fn = 0
+    for case in cases:
+        spans = _spans(case["text"])
+        if case["label"] == "contradiction":
+            tp += case["span"] in spans
+            fn += case["span"] not in spans
+            fp += sum(1 for s in spans if s != case["span"])
+        else:
+            fp += len(spans)
+    precision, recall = tp / max(1, tp + fp), tp / max(1, tp + fn)
+    assert precision >= 0.95 and recall >= 0.9, (capability, tp, fp, fn)
+
+
+def test_faithful_statements_raise_nothing() -> None:
+    for case in CLAIMS:
+        if case["label"] == "consistent":
+            assert _spans(case["text"]) == [], case["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1.2百万", 1_200_000),
+        ("0.5千万", 5_000_000),
+        ("12.5万", 125_000),
+        ("8千", 8_000),
+        ("１．２万", 12_000),
+        ("3千万", 30_000_000),
+        ("一千二百万", 12_000_000),
+    ],
+)
+def test_unit_forms(text: str, value: int) -> None:
+    assert [q.value for q in quantities(text)] == [value]
+
+
+@pytest.mark.parametrize(
+    ("kind", "stated", "yes", "no"),
+    [
+        ("gt", 100, 101, 100),
+        ("ge", 100, 100, 99),
+        ("lt", 100, 99, 100),
+        ("le", 100, 100, 101),
+        ("approx", 100, 110, 111),
+        ("near", 100, 90, 101),
+    ],
+)
+def test_bound_edges(kind: str, stated: int, yes: int, no: int) -> None:
+    bound = Bound(kind, stated, 0, 1)
+    assert bound.allows(yes) and not bound.allows(no)
