@@ -118,6 +118,8 @@ def evaluate(
     true_pos = false_pos = false_neg = 0
     misses: list[str] = []
     for claim in claims:
+        if claim.label not in (positive, "right", "no_claim"):
+            continue  # another capability's error: this one's findings on it are not labelled
         suggestion = _found(_codes(claim, catalogue, store, limits), code, capability)
         wanted = claim.label == positive
         if wanted and suggestion is not None and _names(suggestion, claim, capability):
