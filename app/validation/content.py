@@ -170,17 +170,23 @@ def _where_en(number: int, paragraph: int | None, item: int | None) -> str:
     return text + (f", item {item}" if item else "")
 
 
-_PARTS: dict[tuple[int, int, bool], list[tuple[int, int | None, frozenset[str], str]]] = {}
+_PARTS: dict[
+    tuple[int, int, bool], tuple[StatuteText, list[tuple[int, int | None, frozenset[str], str]]]
+] = {}
 
 
-def _parts(version: StatuteText, number: int, items: bool) -> list:  # type: ignore[type-arg]
-    """(款, 项, bigrams, text) of each part of one article, built once per version."""
+def _parts(
+    version: StatuteText, number: int, items: bool
+) -> list[tuple[int, int | None, frozenset[str], str]]:
+    """(款, 项, bigrams, text) of each part of one article, built once per version (keyed by
+    identity, checked like matching.index_for: an id may be reused once a version is gone)."""
     key = (id(version), number, items)
-    if key not in _PARTS:
+    cached = _PARTS.get(key)
+    if cached is None or cached[0] is not version:
         article = version.article(number)
         parts = article.parts(items) if article else []
-        _PARTS[key] = [(p, i, bigrams(text), text) for p, i, text in parts]
-    return _PARTS[key]
+        cached = _PARTS[key] = (version, [(p, i, bigrams(text), text) for p, i, text in parts])
+    return cached[1]
 
 
 def _part_mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding | None:
