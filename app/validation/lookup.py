@@ -144,7 +144,7 @@ def cited_articles(
     return views
 
 
-SHOWS_SUGGESTED = ("citation.content_mismatch", "citation.renumbered")
+SHOWS_SUGGESTED = ("citation.content_mismatch", "citation.renumbered", "citation.superseded")
 
 
 def citation_view(citation: Citation, on: dt.date | None = None) -> ArticleView | None:

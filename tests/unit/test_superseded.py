@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.validation import check, load_catalogue
+from app.validation.lookup import suggested_view
 from app.validation.messages import MESSAGES
 from app.validation.superseded import SupersededError, load_superseded
 from app.validation.texts import load_texts
@@ -96,3 +97,12 @@ def test_a_malformed_file_is_refused(tmp_path: Path) -> None:
     bad.write_text("superseded: [{earlier: {statute: X, article: 1}}]\n", encoding="utf-8")
     with pytest.raises(SupersededError):
         load_superseded(str(bad))
+
+
+def test_the_findings_panel_opens_the_prevailing_article_and_a_suggested_part() -> None:
+    view = suggested_view("citation.superseded", f"{CBDF}第九条", LATE)
+    assert view is not None and "结果有效期为3年" in view.text
+    part = suggested_view(
+        "citation.content_mismatch", "《中华人民共和国个人信息保护法》第十三条第一款第二项", LATE
+    )
+    assert part is not None and part.text.startswith("（二）为订立、履行个人作为一方当事人的合同")
