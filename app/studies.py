@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import require_role
-from app.config import Settings
-from app.domain import GenerationParams
+from app.config import Settings, get_settings
+from app.domain import Bilingual, GenerationParams
 from app.generation import DRAFT_MODES
 from audit import review, review_blind
 from audit.domain import User
@@ -290,4 +290,12 @@ def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
             "结果将在所有评审意见提交后解锁", "Results unlock once every verdict is in"
         )
     verdicts = review.latest_verdicts(study_id, session=session)
-    return build_report(study, progress, verdicts)
+    return build_report(study, progress, verdicts, _doc_type_title(study.doc_type))
+
+
+def _doc_type_title(doc_type_id: str) -> Bilingual | None:
+    """The installed type's name in both languages; None when it is no longer installed."""
+    from app.prompts import load_library
+
+    doc_type = load_library(get_settings().prompts_dir).types.get(doc_type_id)
+    return None if doc_type is None else Bilingual(doc_type.title_zh, doc_type.title_en)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.domain import Bilingual
 from app.i18n import t
 from audit import review_stats as rs
 from audit.review import scored_drafts
@@ -50,6 +51,7 @@ class StudyReport:
     study_id: int
     name: str
     doc_type: str
+    doc_type_title: Bilingual  # the type's name as the lawyer knows it, not its internal id
     arms: tuple[str, str]  # labels; paired differences are arms[0] − arms[1]
     endpoints: tuple[str, str]
     n_cases: int
@@ -72,8 +74,14 @@ def _with_overall(d: rs.ScoredDraft) -> rs.ScoredDraft:
     return rs.ScoredDraft(d.reviewer, d.case, d.arm, {**d.scores, OVERALL: overall}, d.hard_errors)
 
 
-def build_report(study: Study, progress: StudyProgress, verdicts: Sequence[Verdict]) -> StudyReport:
-    """Compute every number of the results page from the latest verdicts."""
+def build_report(
+    study: Study,
+    progress: StudyProgress,
+    verdicts: Sequence[Verdict],
+    doc_type_title: Bilingual | None = None,
+) -> StudyReport:
+    """Compute every number of the results page from the latest verdicts. `doc_type_title`
+    names the document type in the report (its id when the type is no longer installed)."""
     drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
     arms = (study.arms[0].label, study.arms[1].label)
     labels = {a.id: a.label for a in study.arms}
@@ -93,6 +101,7 @@ def build_report(study: Study, progress: StudyProgress, verdicts: Sequence[Verdi
         study_id=study.id,
         name=study.name,
         doc_type=study.doc_type,
+        doc_type_title=doc_type_title or Bilingual(study.doc_type, study.doc_type),
         arms=arms,
         endpoints=(study.arms[0].endpoint, study.arms[1].endpoint),
         n_cases=len(study.cases),
@@ -179,7 +188,7 @@ def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
     doc = Document()
     doc.add_heading(f"{text('title', lang)}: {report.name}", level=1)
     doc.add_paragraph(
-        f"{text('doc_type', lang)}: {report.doc_type} · "
+        f"{text('doc_type', lang)}: {report.doc_type_title.text(lang)} · "
         + " / ".join(f"{a} ({e})" for a, e in zip(report.arms, report.endpoints, strict=True))
     )
     doc.add_paragraph(summary_line(report, lang))

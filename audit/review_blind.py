@@ -193,7 +193,6 @@ def reviewer_studies(reviewer: str, *, session: Session) -> list[ReviewerStudy]:
     rows = session.execute(
         select(
             StudyRow.id,
-            StudyRow.name,
             StudyRow.doc_type,
             func.count(StudyAssignmentRow.id),
             func.count(judged.c.assignment_id),
@@ -203,7 +202,7 @@ def reviewer_studies(reviewer: str, *, session: Session) -> list[ReviewerStudy]:
         .join(StudyAssignmentRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
         .outerjoin(judged, judged.c.assignment_id == StudyAssignmentRow.id)
         .where(User.name == reviewer)
-        .group_by(StudyRow.id, StudyRow.name, StudyRow.doc_type)
+        .group_by(StudyRow.id, StudyRow.doc_type)
         .order_by(StudyRow.id.desc())
     ).all()
-    return [ReviewerStudy(i, n, d, int(done), int(total)) for i, n, d, total, done in rows]
+    return [ReviewerStudy(i, d, int(done), int(total)) for i, d, total, done in rows]

@@ -274,10 +274,11 @@ def validate_spec(spec: StudySpec) -> None:
 
 @dataclass(frozen=True)
 class ReviewerStudy:
-    """A study as listed to one of its reviewers: no arms, no endpoints."""
+    """A study as listed to one of its reviewers: no arms, no endpoints, and not the study's
+    name (an admin's name such as "续写 512 vs 64" gives the arms away); the pages label it
+    neutrally by its number."""
 
     id: int
-    name: str
     doc_type: str
     done: int  # drafts this reviewer has judged
     total: int  # drafts assigned to this reviewer

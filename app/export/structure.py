@@ -8,7 +8,7 @@ character keeps its offset into the original draft, so findings can be anchored.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
@@ -62,6 +62,9 @@ class Block:
     spans: tuple[Span, ...]
     rows: tuple[tuple[Cell, ...], ...] = ()
     header: bool = False  # a table whose first row is a header (markdown |---| line)
+    # For a line numbered like a heading (一、 （一） …): its heading rank (1–3), kept whether
+    # it became a heading or a numbered paragraph, so siblings can be given one form.
+    number_rank: int = field(default=0, compare=False)
 
     @property
     def text(self) -> str:
@@ -102,8 +105,13 @@ def _reads_as_sentence(text: str) -> bool:
     return len(text) > HEADING_MAX_CHARS or text.endswith("。")
 
 
-def _numbered(line: Line) -> list[Block] | None:
-    """Blocks for a line starting with a section mark or a number, else None."""
+_RANK: dict[BlockKind, int] = {"title": 0, "heading1": 1, "heading2": 2, "heading3": 3}
+
+
+def _numbered(line: Line, *, paragraph: bool = False) -> list[Block] | None:
+    """Blocks for a line starting with a section mark or a number, else None. A line
+    numbered like a heading is a numbered paragraph when it reads as a sentence or when
+    `paragraph` says its siblings do."""
     section = _SECTION.match(line.text)
     if section:
         head = _block("heading1", line.slice(0, section.end()))
@@ -113,9 +121,13 @@ def _numbered(line: Line) -> list[Block] | None:
         match = pattern.match(line.text)
         if not match:
             continue
-        if kind.startswith("heading") and _reads_as_sentence(line.text):
-            return [_block("body", line, bold_prefix=match.end())]
-        return [_block(kind, line)]
+        if kind not in _RANK:
+            return [_block(kind, line)]
+        rank = _RANK[kind]
+        if paragraph or _reads_as_sentence(line.text):
+            body = _block("body", line, bold_prefix=match.end())
+            return [Block(body.kind, body.spans, number_rank=rank)]
+        return [Block(kind, inline_spans(line), number_rank=rank)]
     article = _ARTICLE.match(line.text)
     if article:
         return [_block("body", line, bold_prefix=article.end())]
@@ -136,15 +148,17 @@ def _looks_like_title(line: Line) -> bool:
     return len(text) <= TITLE_MAX_CHARS and not text.endswith(_TITLE_ENDINGS)
 
 
-def classify_line(line: Line, *, first: bool) -> list[Block]:
-    """The block(s) for one stripped, non-empty line; `first` if nothing precedes it."""
+def classify_line(line: Line, *, first: bool, paragraph: bool = False) -> list[Block]:
+    """The block(s) for one stripped, non-empty line; `first` if nothing precedes it;
+    `paragraph`: a number that would make a heading makes a numbered paragraph instead."""
     heading = _MD_HEADING.match(line.text)
     if heading:
         rest = line.slice(heading.end()).strip()
         rest = rest.slice(0, len(rest.text.rstrip("#").rstrip()))
         if not rest.text:
             return []
-        return _numbered(rest) or [_markdown_heading(len(heading.group(1)), rest, first=first)]
+        numbered = _numbered(rest, paragraph=paragraph)
+        return numbered or [_markdown_heading(len(heading.group(1)), rest, first=first)]
     quote = _QUOTE.match(line.text)
     if quote:
         return [_block("quote", line.slice(quote.end()).strip())]
@@ -153,7 +167,7 @@ def classify_line(line: Line, *, first: bool) -> list[Block]:
         marker = Line(BULLET, (line.offsets[0],) * len(BULLET))
         rest = line.slice(bullet.end())
         return [_block("item", Line(marker.text + rest.text, marker.offsets + rest.offsets))]
-    numbered = _numbered(line)
+    numbered = _numbered(line, paragraph=paragraph)
     if numbered:
         return numbered
     if first and _looks_like_title(line):
@@ -189,17 +203,49 @@ def parse_draft(text: str, *, own_title: bool = True) -> list[Block]:
     first line is a heading or body text by the same rules as any other line.
     """
     lines = _content_lines(text)
-    blocks: list[Block] = []
+    entries: list[tuple[int, list[Block]]] = []  # (line index or -1 for a table, its blocks)
     i = 0
     while i < len(lines):
         j = i
         while j < len(lines) and _TABLE_ROW.fullmatch(lines[j].text):
             j += 1
         if j - i >= 2:
-            blocks.append(table_block(lines[i:j]))
+            entries.append((-1, [table_block(lines[i:j])]))
             i = j
             continue
-        first = own_title and not blocks
-        blocks.extend(b for b in classify_line(lines[i], first=first) if b.spans)
+        first = own_title and not entries
+        entries.append((i, [b for b in classify_line(lines[i], first=first) if b.spans]))
         i += 1
-    return blocks
+    demote = _headings_among_paragraph_siblings(entries)
+    return [
+        block
+        for index, blocks in entries
+        for block in (
+            [b for b in classify_line(lines[index], first=False, paragraph=True) if b.spans]
+            if index in demote
+            else blocks
+        )
+    ]
+
+
+def _headings_among_paragraph_siblings(entries: list[tuple[int, list[Block]]]) -> set[int]:
+    """Lines set as headings whose siblings (same number rank, same parent) include a
+    numbered paragraph: （一）…（七） take one form, so they are set as paragraphs too."""
+    groups: dict[int, list[tuple[int, bool]]] = {}  # rank → (line, set as heading) so far
+    demote: set[int] = set()
+
+    def close(deeper_than: int) -> None:
+        for rank in [r for r in groups if r > deeper_than]:
+            siblings = groups.pop(rank)
+            if not all(heading for _, heading in siblings):
+                demote.update(line for line, heading in siblings if heading)
+
+    for index, blocks in entries:
+        for block in blocks:
+            if block.number_rank:
+                close(block.number_rank)
+                groups.setdefault(block.number_rank, []).append((index, block.kind in _RANK))
+            elif block.kind in _RANK:  # an unnumbered heading or the title opens a new parent
+                close(_RANK[block.kind] - 1)
+    close(-1)
+    return demote

@@ -216,8 +216,7 @@ def _consume(
                 continue
             chunks += 1
             first = first if first is not None else time.monotonic() - started
-            rate = chunks / max(1e-6, time.monotonic() - started - first)
-            line = tr("draft.streaming", ttft=first, chunks=chunks, rate=rate)
+            line = streaming_line(first, chunks, time.monotonic() - started - first)
             if update.phase is not None:
                 line = f"{phase_text(update.phase)} {line}"
             status.caption(line)
@@ -230,6 +229,17 @@ def _consume(
         if not live.run.finished:  # Stop (or any rerun) interrupted us: keep the partial text
             live.run.cancel()
             updates.close()
+
+
+RATE_AFTER_S = 0.5  # a rate over a shorter span is noise (one chunk in 1 µs is "10⁶/s")
+
+
+def streaming_line(ttft: float, chunks: int, since_first: float) -> str:
+    """The live caption: first-token delay, chunks so far and, once the chunks after the first
+    span RATE_AFTER_S, their rate (chunks after the first / time since the first)."""
+    if since_first < RATE_AFTER_S:
+        return tr("draft.streaming_first", ttft=ttft, chunks=chunks)
+    return tr("draft.streaming", ttft=ttft, chunks=chunks, rate=(chunks - 1) / since_first)
 
 
 def phase_text(phase: Phase) -> str:

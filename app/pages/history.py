@@ -35,7 +35,7 @@ def _table(rows: list[GenerationSummary]) -> None:
             tr("history.col_user"): r.user_name,
             tr("history.col_type"): r.doc_type,
             tr("history.col_status"): tr(f"status.{r.status}"),
-            tr("history.col_tokens"): r.completion_tokens,
+            tr("history.col_tokens"): "" if r.completion_tokens is None else r.completion_tokens,
             tr("history.col_errors"): r.error_count,
             tr("history.col_preview"): r.preview.replace("\n", " ")[:80],
         }

@@ -27,6 +27,7 @@ SERIES: dict[str, tuple[tuple[str, ...], str, tuple[float, float] | None]] = {
     "kv": (("kv_cache_usage",), ".0%", (0.0, 1.0)),
     "requests": (("running", "waiting"), "d", None),
 }
+WHOLE_NUMBER_FORMATS = ("d", ",.0f")
 
 
 def _sample(name: str) -> tuple[DerivedMetrics, DerivedMetrics]:
@@ -102,9 +103,9 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
     data["series"] = data["series"].map(lambda c: tr(f"monitor_chart.series.{c}"))
     top = float(data["value"].max()) if data["value"].notna().any() else 0.0
     domain = fixed or (0.0, top * 1.1 if top > 0 else 1.0)
-    axis = (
-        alt.Axis(format=number_format, tickMinStep=1)  # whole requests only
-        if number_format == "d"
+    axis = (  # a format without decimals needs whole-number ticks, or 0.2, 0.4… all print "0"
+        alt.Axis(format=number_format, tickMinStep=1)
+        if number_format in WHOLE_NUMBER_FORMATS
         else alt.Axis(format=number_format)
     )
     return (

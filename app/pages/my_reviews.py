@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import describe
+from app.pages.review import study_label
 from app.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 
@@ -30,7 +31,7 @@ def _rows(reviewer: User) -> list[dict[str, object]]:
             for pair in studies.reviewer_queue(study.id, session=session, actor=reviewer):
                 for draft in pair.drafts:
                     if draft.verdict is not None:
-                        rows.append(_row(study.name, pair, draft.slot, draft.verdict))
+                        rows.append(_row(study_label(study), pair, draft.slot, draft.verdict))
     return rows
 
 

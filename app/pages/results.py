@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from app.study_report import StudyReport
 
 
-def _chart(report: StudyReport, ui_lang: str) -> None:
-    """Mean per arm and dimension with its 95% CI; the axis widens to show every interval whole."""
+def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
+    """Mean per arm and dimension with its 95% CI; the axis widens to show every interval whole.
+    None when no mean is in yet."""
     from app.study_report import REPORT_DIMENSIONS, SCALE, text
 
     rows = [
@@ -34,7 +35,7 @@ def _chart(report: StudyReport, ui_lang: str) -> None:
         if (m := report.means[arm][dim]).mean is not None
     ]
     if not rows:
-        return
+        return None
     data = pd.DataFrame(rows)
     domain = [min(SCALE[0], float(data["low"].min())), max(SCALE[1], float(data["high"].max()))]
     base = alt.Chart(data).encode(
@@ -53,10 +54,14 @@ def _chart(report: StudyReport, ui_lang: str) -> None:
     tooltip = ["arm:N", "dimension:N", alt.Tooltip("mean:Q", format=".2f"),
                alt.Tooltip("low:Q", format=".2f"), alt.Tooltip("high:Q", format=".2f")]  # fmt: skip
     bars = base.mark_bar().encode(y=y, tooltip=tooltip)
-    whiskers = base.mark_rule(color="black").encode(y="low:Q", y2="high:Q")
+    # The interval is drawn black, as the axis title says: the arm's colour must not reach it.
+    whiskers = (
+        alt.Chart(data)
+        .mark_rule(color="black", strokeWidth=2)
+        .encode(x="dimension:N", xOffset="arm:N", y="low:Q", y2="high:Q")
+    )
     scale_edges = alt.Chart(pd.DataFrame({"edge": list(SCALE)})).mark_rule(strokeDash=[4, 4])
-    st.markdown(f"**{tr('results.chart')}**")
-    st.altair_chart(bars + whiskers + scale_edges.encode(y="edge:Q"), width="stretch")
+    return bars + whiskers + scale_edges.encode(y="edge:Q")
 
 
 def _report(report: StudyReport) -> None:
@@ -78,7 +83,10 @@ def _report(report: StudyReport) -> None:
         st.warning(early_unblinding_line(report, ui_lang))
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
     st.dataframe(table, hide_index=True, width="stretch")
-    _chart(report, ui_lang)
+    chart = results_chart(report, ui_lang)
+    if chart is not None:
+        st.markdown(f"**{tr('results.chart')}**")
+        st.altair_chart(chart, width="stretch")
     cols = st.columns(2)
     stem = f"study-{report.study_id}"
     cols[0].download_button(

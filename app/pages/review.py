@@ -72,6 +72,13 @@ def _pair(study_id: int, pair: BlindPair, reviewer: User) -> None:
             _verdict_form(study_id, pair, draft, reviewer)
 
 
+def study_label(study: ReviewerStudy) -> str:
+    """A neutral label for a reviewer: the study's number and document type, never its name."""
+    types = library().types
+    kind = types[study.doc_type].title(lang()) if study.doc_type in types else study.doc_type
+    return tr("review.study_label", number=study.id, type=kind)
+
+
 def _load(reviewer: User) -> tuple[list[ReviewerStudy], int, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
     from app import studies
@@ -80,7 +87,7 @@ def _load(reviewer: User) -> tuple[list[ReviewerStudy], int, list[BlindPair]] | 
         mine = studies.reviewer_studies(session=session, actor=reviewer)
         if not mine:
             return None
-        names = {s.id: s.name for s in mine}
+        names = {s.id: study_label(s) for s in mine}
         chosen = st.selectbox(
             tr("studies.pick"), list(names), format_func=names.__getitem__, key="review.study"
         )

@@ -61,13 +61,15 @@ def _case_grid(doc_type: DocType) -> pd.DataFrame:
             columns[spec.name] = st.column_config.SelectboxColumn(
                 label,
                 options=list(spec.choices),
-                required=spec.required,
+                default=example.get(spec.name) or spec.choices[0],
                 format_func=partial(spec.choice_label, lang=ui_lang),
             )
-        else:
+        else:  # "" not None: a new row's empty cell would read "None"
             columns[spec.name] = st.column_config.TextColumn(
-                label, required=spec.required, max_chars=spec.max_length
+                label, default="", max_chars=spec.max_length
             )
+    # Required cells are marked " *" and checked on submit with our own bilingual message
+    # (Streamlit's `required=` answers in English only: "Please fill out this cell.").
     first = {spec.name: example.get(spec.name, "") for spec in doc_type.fields}
     edited: pd.DataFrame = st.data_editor(
         pd.DataFrame([first]),
@@ -103,8 +105,14 @@ def _create_form(actor: User) -> None:
             _arm_inputs(left, 1, names[0]),
             _arm_inputs(right, 2, names[-1]),
         )
+        reviewer_names = _reviewer_names()
         reviewers = st.multiselect(
-            tr("studies.reviewers"), _reviewer_names(), key="study.reviewers"
+            tr("studies.reviewers"),
+            reviewer_names,
+            key="study.reviewers",
+            placeholder=tr(
+                "studies.reviewers_choose" if reviewer_names else "studies.no_reviewers"
+            ),
         )
         same_ok = st.checkbox(tr("study_page.same_arms_ok"), key="study.same_arms_ok")
         submitted = st.form_submit_button(tr("studies.create_submit"), type="primary")

@@ -223,6 +223,9 @@ def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     assert any("1 part(s) produced no usable text" in w.value for w in at.warning)
 
 
+STUDY_NAME = "STUDY-NAME speculative 512 vs plain 64"  # an admin's name that gives arms away
+
+
 def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     """An admin's study with one case, both drafts already written (no LLM needed)."""
     from app import studies
@@ -234,7 +237,7 @@ def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     settings = get_settings()
     doc = load_library(settings.prompts_dir).types["cross-border-filing-guide"]
     arms = (ArmSpec("ARM-SPECULATIVE-X", "embedded"), ArmSpec("ARM-PLAIN-Y", "embedded"))
-    spec = StudySpec("pilot", doc.id, (doc.example_values(),), arms, (reviewer,))
+    spec = StudySpec(STUDY_NAME, doc.id, (doc.example_values(),), arms, (reviewer,))
     texts: dict[str, str] = {}
     with database.session_scope() as session:
         study = studies.create_study(
@@ -270,8 +273,11 @@ def test_reviewer_page_shows_no_arm_and_records_a_verdict(app_env: Path) -> None
     at = page_as(_review_page, reviewer)
     assert not at.exception
     shown = _all_text(at)
-    for forbidden in ("ARM-SPECULATIVE-X", "ARM-PLAIN-Y", "embedded", "SmolLM", "127.0.0.1"):
+    for forbidden in ("ARM-SPECULATIVE-X", "ARM-PLAIN-Y", "embedded", "SmolLM", "127.0.0.1",
+                      STUDY_NAME, "speculative"):  # fmt: skip
         assert forbidden not in shown, forbidden
+    study_choice = at.selectbox(key="review.study")
+    assert study_choice.options[0].startswith("Review task ")  # a neutral label, not the name
     assert "Draft A" in shown and "Draft B" in shown
     assert all(text.split("\n")[1] in shown for text in texts.values())
     assert at.get("progress")[0].proto.text == "Progress: 0 of 2 drafts scored"
@@ -343,6 +349,7 @@ def test_admin_creates_a_study_and_a_user(app_env: Path) -> None:
     at.text_input(key="study.name").input("pilot")
     at.text_input(key="study.arm1.label").input("fast")
     at.text_input(key="study.arm2.label").input("slow")
+    assert at.multiselect(key="study.reviewers").placeholder == "Choose reviewers"
     at.multiselect(key="study.reviewers").select("rita")
     at.checkbox(key="study.same_arms_ok").check()  # one endpoint here: both arms are alike
     at.button[0].click().run()

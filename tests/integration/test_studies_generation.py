@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import studies, study_report
 from app.accounts import PermissionDenied
 from app.config import EndpointConfig, Settings
+from app.prompts import load_library
 from audit.models import Generation, User
 from audit.review_domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
 from tests.conftest import acting
@@ -54,8 +55,6 @@ def _users(factory: sessionmaker[Session]) -> None:
 
 
 def _spec(settings: Settings) -> StudySpec:
-    from app.prompts import load_library
-
     example = load_library(settings.prompts_dir).types[DOC_TYPE].example_values()
     cases = (example, {**example, "instructions": "续写违约责任与争议解决条款"})
     return StudySpec("n-gram vs plain", DOC_TYPE, cases, ARMS, REVIEWERS)
@@ -161,7 +160,7 @@ def _check_generations_went_to_the_right_arm(
 def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: Any) -> None:
     with factory() as session:
         secrets = [a.label for a in study.arms] + [a.endpoint for a in study.arms]
-        secrets += ["n-gram speculative", "ngram", "SmolLM", "127.0.0.1"]
+        secrets += ["n-gram speculative", "ngram", "SmolLM", "127.0.0.1", study.name]
         gens = [session.get(Generation, it.generation_id) for it in items.values()]
         secrets += [g.model for g in gens if g is not None and g.model]
         for reviewer in REVIEWERS:
@@ -259,6 +258,9 @@ def _report_and_export(factory: sessionmaker[Session], study: Any) -> None:
     cells = [c.text for t in doc.tables for row in t.rows for c in row.cells]
     assert "各对照组均值" in cells and spec_label in cells and "8.000" in cells
     assert any("把第三条写成第四条" in p.text for p in doc.paragraphs)
+    title = load_library(Settings().prompts_dir).types[DOC_TYPE].title("zh")
+    type_line = next(p.text for p in doc.paragraphs if p.text.startswith("文书类型"))
+    assert title in type_line and DOC_TYPE not in type_line  # the name, not the internal id
 
 
 def _offline_settings(tmp_path: Path) -> Settings:

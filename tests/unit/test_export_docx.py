@@ -112,7 +112,9 @@ def _paragraph(doc: docx.document.Document, starts: str) -> docx.text.paragraph.
         ("一、需要申报安全评估的情形", "Heading 2"),
         ("（一）关键信息基础设施运营者向境外", "Normal"),  # a sentence: a paragraph
         ("（二）关键信息基础设施运营者以外", "Normal"),
-        ("（一）申报书；", "Heading 3"),
+        # its sibling （四）… ends in 。: the four items take one form, numbered paragraphs
+        ("（一）申报书；", "Normal"),
+        ("（四）安全评估工作需要的其他材料。", "Normal"),
         ("1. 为订立", "List Item"),
         ("(2) 出境数据的规模", "List Item 2"),
         ("依据：《促进和规范数据跨境流动规定》第七条。", "Normal"),

@@ -149,3 +149,32 @@ def test_every_written_character_maps_back_to_the_draft(text: str) -> None:
 )
 def test_without_own_title_the_first_line_follows_the_usual_rules(text: str, kind: str) -> None:
     assert parse_draft(text, own_title=False)[0].kind == kind
+
+
+def test_sibling_items_take_one_form() -> None:
+    """（一）…（三） under one heading: one reads as a sentence, so all three are numbered
+    paragraphs (they used to be Heading 3, body, Heading 3 — different levels for siblings)."""
+    text = (
+        "正文。\n一、申报材料\n（一）申报书\n"
+        "（二）数据出境风险自评估报告，应当在申报前三个月内完成并加盖公章。\n（三）法律文件\n"
+        "二、办理流程\n（一）提交\n（二）受理"
+    )
+    kinds = [(b.kind, b.text[:3]) for b in parse_draft(text)]
+    assert kinds == [
+        ("body", "正文。"),
+        ("heading2", "一、申"),
+        ("body", "（一）"),
+        ("body", "（二）"),
+        ("body", "（三）"),
+        ("heading2", "二、办"),  # a new parent: its own children are short, so headings
+        ("heading3", "（一）"),
+        ("heading3", "（二）"),
+    ]
+    first_item = parse_draft(text)[2]
+    assert [(s.text, s.bold) for s in first_item.spans] == [("（一）", True), ("申报书", False)]
+
+
+def test_siblings_across_a_deeper_level_stay_together() -> None:
+    """A numbered child between two siblings does not split their group."""
+    text = "正文。\n（一）申报书\n1. 加盖公章。\n（二）自评估报告应在申报前三个月内完成。"
+    assert [b.kind for b in parse_draft(text)] == ["body", "body", "item", "body"]

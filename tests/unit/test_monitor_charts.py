@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pandas as pd
 import pytest
 
-from app.pages.monitor import SERIES, _line_chart
+from app.pages.monitor import SERIES, WHOLE_NUMBER_FORMATS, _line_chart
 
 
 def frame(**columns: list[float | None]) -> pd.DataFrame:
@@ -47,3 +47,14 @@ def test_each_chart_names_its_unit_and_formats_its_numbers() -> None:
         assert y["axis"]["format"] == number_format  # type: ignore[index]
         x = chart.to_dict()["encoding"]["x"]
         assert x["title"] and x["axis"]["format"] == "%H:%M:%S"
+
+
+@pytest.mark.parametrize(
+    "group", [g for g, spec in SERIES.items() if spec[1] in WHOLE_NUMBER_FORMATS]
+)
+def test_axes_without_decimals_tick_whole_numbers(group: str) -> None:
+    """An idle throughput axis (0 to 1 tok/s) used to tick 0.2, 0.4… and print each as "0"."""
+    columns = SERIES[group][0]
+    y = y_of(_line_chart(frame(**{c: [0.0, 0.0] for c in columns}), group))
+    assert y["axis"]["tickMinStep"] == 1  # type: ignore[index]
+    assert "throughput" in [g for g, spec in SERIES.items() if spec[1] in WHOLE_NUMBER_FORMATS]

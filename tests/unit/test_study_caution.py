@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.domain import Bilingual
 from app.study_report import MIN_PAIRS, REPORT_DIMENSIONS, StudyReport, caution_lines
 from audit import review_stats as rs
 
@@ -19,7 +20,7 @@ def report(pairs: int, scores_a: list[float], scores_b: list[float]) -> StudyRep
         for d in REPORT_DIMENSIONS
     )  # fmt: skip
     return StudyReport(
-        study_id=1, name="s", doc_type="t", arms=("A", "B"), endpoints=("e", "e"), n_cases=pairs,
+        study_id=1, name="s", doc_type="t", doc_type_title=Bilingual("类型", "Type"), arms=("A", "B"), endpoints=("e", "e"), n_cases=pairs,
         reviewers=("r",), verdicts_in=2 * pairs, verdicts_expected=2 * pairs, unblinded_by=None,
         unblinded_at=None, means={"A": dict.fromkeys(REPORT_DIMENSIONS, a),
                                   "B": dict.fromkeys(REPORT_DIMENSIONS, b)},
