@@ -79,7 +79,7 @@ def sign_in(
     throttle: FailureThrottle = THROTTLE,
 ) -> User:
     """The user for a correct name and password of an enabled account; SignInError otherwise.
-    On SQLite pass a session that has not begun yet: the throttle commits its count first."""
+    Pass a session that has not begun yet: the throttle commits its count first, on its own."""
     key = users.name_key(name.strip())
     wait = throttle.reserve(key, session=session)  # atomic: at most the limit get past here
     if wait > 0:

@@ -38,9 +38,10 @@ def reserve(name_key: str, *, session: Session, limits: Limits, now: float) -> f
     """Claim one attempt for `name_key`: 0.0 when granted, else the seconds to wait.
 
     Commits on its own connection (a failed attempt must count even though the caller's unit
-    of work rolls back), so on SQLite call it before `session` has begun its transaction."""
-    if session.get_bind().dialect.name == "sqlite" and session.in_transaction():
-        raise RuntimeError("reserve() needs a SQLite session that has not begun (it would wait)")
+    of work rolls back), so call it before `session` has begun: a transaction already open
+    there may hold the lock this one needs (SQLite's write lock, a row `clear` deleted)."""
+    if session.in_transaction():
+        raise RuntimeError("reserve() needs a session that has not begun (it could wait on it)")
     table = SignInAttempt.__table__
     with _engine(session).begin() as conn:
         insert = (sqlite if conn.dialect.name == "sqlite" else postgresql).insert(table)
