@@ -30,10 +30,10 @@ def anchor() -> Anchor:
 
 
 def watch(factory: sessionmaker[Session]) -> sessionmaker[Session]:
-    """Checkpoint after each commit of `factory`'s sessions that extended the chain."""
-    if not event.contains(factory, "after_commit", _after_commit):
-        event.listen(factory, "after_commit", _after_commit)
-        event.listen(factory, "after_rollback", _after_rollback)
+    """Checkpoint after each commit of `factory`'s sessions that extended the chain (call once
+    per factory; `event.contains` cannot tell: it answers True for a new sessionmaker)."""
+    event.listen(factory, "after_commit", _after_commit)
+    event.listen(factory, "after_rollback", _after_rollback)
     return factory
 
 
