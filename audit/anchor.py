@@ -36,7 +36,7 @@ KEY_BYTES = 32
 
 
 class CheckpointError(BilingualError, ValueError):
-    """A checkpoint line that cannot be read (bad JSON or fields)."""
+    """A checkpoint line that cannot be read (bad JSON or fields), or a damaged key file."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,16 @@ class Anchor:
             finally:
                 temp.unlink()
         private_file(self.key_path)
-        return bytes.fromhex(self.key_path.read_text(encoding="ascii").strip())
+        try:
+            key = bytes.fromhex(self.key_path.read_text(encoding="ascii").strip())
+        except (UnicodeDecodeError, ValueError):
+            key = b""
+        if len(key) != KEY_BYTES:
+            raise CheckpointError(
+                f"审计密钥文件 {self.key_path} 已损坏（应为 {KEY_BYTES * 2} 个十六进制字符）",
+                f"the audit key file {self.key_path} is damaged ({KEY_BYTES * 2} hex digits expected)",
+            )
+        return key
 
     def sign(self, first: int, seq: int, head_hash: str) -> Checkpoint:
         at = datetime.now(UTC).isoformat(timespec="microseconds")

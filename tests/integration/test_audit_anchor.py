@@ -185,3 +185,14 @@ def test_the_locations_come_from_settings(app_db: dict[str, str], tmp_path: Path
     assert len((tmp_path / "elsewhere" / "checkpoints.jsonl").read_text().splitlines()) == 1
     assert stat.S_IMODE((tmp_path / "keys").stat().st_mode) == 0o700
     assert _verify(env).returncode == 0
+
+
+def test_a_damaged_key_file_is_one_line_not_a_traceback(app_db: dict[str, str]) -> None:
+    _write(1)
+    key, _ = _files()
+    key.write_text("not hex\n")
+    result = _verify(app_db)
+    assert (
+        result.returncode == 2 and "audit key file" in result.stderr and "damaged" in result.stderr
+    )
+    assert "Traceback" not in result.stderr

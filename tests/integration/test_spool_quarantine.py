@@ -119,3 +119,39 @@ def test_spool_files_are_private(tmp_path: Path) -> None:
     spool.append(make_record())
     assert _mode(spool.path) == 0o600
     assert _mode(spool.path.parent) == 0o700  # the directory we created
+
+
+def test_the_monitor_page_shows_the_spool_and_its_quarantine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The admin's Monitor page (AppTest, real database) reports both, from spool_status()."""
+    from tests.integration.test_pages_apptest import (
+        DEAD_URL,
+        _monitor_page,
+        _use,
+        make_user,
+        page_as,
+    )
+
+    _use(monkeypatch, tmp_path, DEAD_URL)
+    try:
+        admin = make_user("boss", "admin")  # first use of the database: nothing spooled yet
+        spool = Spool(tmp_path / SPOOL_FILE)
+        spool.path.write_bytes(TRUNCATED + b"\n")
+        assert keep(outcome("写入"), user_name="boss").generation_id is not None  # quarantines
+        spool.append(make_record(output_text="等待中"))  # as a failed write would leave it
+        at = page_as(_monitor_page, admin)
+        assert not at.exception
+        warnings = [w.value for w in at.warning]
+        errors = [e.value for e in at.error]
+        assert any("1 audit record(s) wait in the spool" in w for w in warnings), warnings
+        assert any(
+            "1 spool line(s) could not be read back" in e and str(spool.quarantine_path) in e
+            for e in errors
+        ), errors
+    finally:
+        from app import database
+        from app.config import get_settings
+
+        get_settings.cache_clear()
+        database.reset()
