@@ -184,3 +184,14 @@ def test_migration_0005_covers_accounts_that_existed_before(db_url: str) -> None
         assert [(f.table, f.id) for f in _faults(factory)] == [("users", 1)]
     finally:
         engine.dispose()
+
+
+def test_covered_columns_name_real_columns_the_same_in_the_migration() -> None:
+    import importlib
+
+    from audit.coverage import COVERED, COVERED_COLUMNS
+
+    migration = importlib.import_module("audit.migrations.versions.0005_trust")
+    assert migration.COVERED_COLUMNS == COVERED_COLUMNS
+    for name, table in COVERED.items():
+        assert set(COVERED_COLUMNS[name]) <= {c.key for c in table.columns}, name
