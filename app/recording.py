@@ -63,15 +63,8 @@ def keep(outcome: GenerationOutcome, *, user_name: str) -> Kept:
         return Kept(_log(record))
     except (SQLAlchemyError, OSError) as exc:  # the database cannot be written: spool, say why
         return _spool(record, _reason(exc))
-    except ValueError as exc:  # a record the log refuses would block the spool: only say so
-        reason = _reason(exc)
-        return Kept(
-            None,
-            Bilingual(
-                zh=f"审计日志拒绝了这条记录：{reason}",
-                en=f"The audit log refused the record: {reason}",
-            ),
-        )
+    except ValueError as exc:  # a record the log refuses would block the spool: set it aside
+        return _refused(record, _reason(exc))
 
 
 def _log(record: GenerationRecord) -> int:
@@ -88,6 +81,27 @@ def _append(waiting: list[GenerationRecord], record: GenerationRecord, session: 
     for earlier in waiting:
         log_generation(earlier, session=session)
     return int(log_generation(record, session=session).id)
+
+
+def _refused(record: GenerationRecord, reason: str) -> Kept:
+    """Keep a record the log refuses in the spool's quarantine file (never lost), and say so."""
+    from app.database import spool
+
+    target = spool()
+    try:
+        target.set_aside(record)
+    except (OSError, TypeError, ValueError) as exc:
+        kept_zh, kept_en = f"，也无法保存到隔离文件：{exc}", f"; nor could it be set aside: {exc}"
+    else:
+        path = target.quarantine_path
+        kept_zh, kept_en = f"；记录已保存在隔离文件 {path}", f"; the record is kept in {path}"
+    return Kept(
+        None,
+        Bilingual(
+            zh=f"审计日志拒绝了这条记录：{reason}{kept_zh}",
+            en=f"The audit log refused the record: {reason}{kept_en}",
+        ),
+    )
 
 
 def _spool(record: GenerationRecord, reason: str) -> Kept:

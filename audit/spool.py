@@ -13,7 +13,9 @@ unknown or missing field, a value of the wrong type, a record the log would refu
 moved aside, verbatim, to the quarantine file next to the spool (`audit-spool.quarantine.jsonl`,
 appended and fsynced before the line leaves the spool, never deleted by LexSpec) and blocks
 nothing: the other records replay, later ones are written. `lexspec audit verify` and the
-Monitor page report how many lines wait there. Both files are 0600 (audit.files).
+Monitor page report how many lines wait there. A new record the log refuses outright (say, a
+value longer than its column) is set aside there too rather than lost. Both files are 0600
+(audit.files).
 
 Limits: a replayed row's `created_at` is the time it entered the chain (the spooled line
 keeps the time it was spooled); a crash between the commit and emptying the file would
@@ -59,11 +61,7 @@ class Spool:
 
     def append(self, record: GenerationRecord) -> None:
         """Add `record` durably (written and fsynced before returning)."""
-        line = {
-            "spooled_at": datetime.now(UTC).isoformat(),
-            "record": {f.name: getattr(record, f.name) for f in fields(record)},
-        }
-        text = json.dumps(line, ensure_ascii=False, default=_plain) + "\n"
+        text = _line(record)
         private_file(self.path)
         with self._locked("r+b") as handle:
             handle.seek(0, os.SEEK_END)
@@ -99,6 +97,10 @@ class Spool:
             yield [record for record, _ in records]
             _rewrite(handle, [])
 
+    def set_aside(self, record: GenerationRecord) -> None:
+        """Keep a record the log refuses (it would block the spool) in the quarantine file."""
+        self._quarantine([_line(record).rstrip("\n").encode("utf-8")])
+
     def _quarantine(self, lines: list[bytes]) -> None:
         private_file(self.quarantine_path)
         with self._locked("ab", self.quarantine_path) as out:
@@ -115,6 +117,14 @@ class Spool:
                 yield handle
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _line(record: GenerationRecord) -> str:
+    line = {
+        "spooled_at": datetime.now(UTC).isoformat(),
+        "record": {f.name: getattr(record, f.name) for f in fields(record)},
+    }
+    return json.dumps(line, ensure_ascii=False, default=_plain) + "\n"
 
 
 def _count_lines(path: Path, locked: Any) -> int:

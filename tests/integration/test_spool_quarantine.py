@@ -155,3 +155,22 @@ def test_the_monitor_page_shows_the_spool_and_its_quarantine(
 
         get_settings.cache_clear()
         database.reset()
+
+
+def test_a_record_the_log_refuses_is_set_aside_not_lost(
+    db_url: str,
+    db_engine: object,
+    app_settings: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    use_database(db_url, monkeypatch)
+    refused = keep(outcome("太长的用户名"), user_name="x" * 65)  # longer than its column
+    assert refused.generation_id is None and refused.problem is not None
+    assert "refused" in refused.problem.text("en")
+    spool = _spool(tmp_path)
+    assert str(spool.quarantine_path) in refused.problem.text("en")
+    kept = json.loads(spool.quarantine_path.read_text(encoding="utf-8"))
+    assert kept["record"]["output_text"] == "太长的用户名"
+    later = keep(outcome("之后的"), user_name="alice")  # blocks nothing
+    assert later.generation_id is not None and logged_texts(db_url) == ["之后的"]
