@@ -2,14 +2,14 @@
 
 Role checks live here, not only in the UI: every service that needs a role calls
 `require_role`. An admin may do everything; drafters draft, reviewers review.
-Failed sign-ins are throttled per user name (a few tries, then a short wait).
+Failed sign-ins are throttled per user name (a few tries, then a short wait), counted in the
+database so that every app process shares the count and concurrent guesses cannot race it.
 Like every app service, these take the session (and the acting user) keyword-only and
 never commit: the page or command owns `session_scope()`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from app.domain import BilingualError
+from audit import throttle as attempts
 from audit import users
 from audit.domain import ROLES, User
 from audit.users import UserError
@@ -45,37 +46,26 @@ class SignInError(BilingualError):
 
 
 class FailureThrottle:
-    """Counts recent failed sign-ins per name; refuses for LOCKOUT_S after MAX_FAILURES."""
+    """Failed sign-ins per name, counted in the database (audit.throttle): atomic and shared by
+    every app process. At most `max_failures` tries per `window_s` reach the password check;
+    after that one more per `lockout_s`."""
 
     def __init__(
         self,
         max_failures: int = MAX_FAILURES,
         window_s: float = FAILURE_WINDOW_S,
         lockout_s: float = LOCKOUT_S,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.max_failures, self.window_s, self.lockout_s = max_failures, window_s, lockout_s
+        self.limits = attempts.Limits(max_failures, window_s, lockout_s)
         self._clock = clock
-        self._failures: dict[str, list[float]] = {}
-        self._lock = threading.Lock()
 
-    def retry_after(self, name: str) -> float:
-        """Seconds until `name` may try again (0 when allowed now)."""
-        with self._lock:
-            now = self._clock()
-            recent = [t for t in self._failures.get(name, []) if now - t < self.window_s]
-            self._failures[name] = recent
-            if len(recent) < self.max_failures:
-                return 0.0
-            return max(0.0, recent[-1] + self.lockout_s - now)
+    def reserve(self, name: str, *, session: Session) -> float:
+        """Claim one try for `name`: 0 when allowed now, else the seconds to wait."""
+        return attempts.reserve(name, session=session, limits=self.limits, now=self._clock())
 
-    def failed(self, name: str) -> None:
-        with self._lock:
-            self._failures.setdefault(name, []).append(self._clock())
-
-    def succeeded(self, name: str) -> None:
-        with self._lock:
-            self._failures.pop(name, None)
+    def succeeded(self, name: str, *, session: Session) -> None:
+        attempts.clear(name, session=session)
 
 
 THROTTLE = FailureThrottle()
@@ -88,18 +78,18 @@ def sign_in(
     session: Session,
     throttle: FailureThrottle = THROTTLE,
 ) -> User:
-    """The user for a correct name and password of an enabled account; SignInError otherwise."""
+    """The user for a correct name and password of an enabled account; SignInError otherwise.
+    Pass a session that has not begun yet: the throttle commits its count first, on its own."""
     key = users.name_key(name.strip())
-    wait = throttle.retry_after(key)
+    wait = throttle.reserve(key, session=session)  # atomic: at most the limit get past here
     if wait > 0:
         raise SignInError(
             f"尝试次数过多，请 {wait:.0f} 秒后再试", f"Too many attempts; try again in {wait:.0f} s"
         )
     user = users.authenticate(name, password, session=session)
-    if user is None:
-        throttle.failed(key)
+    if user is None:  # the reserved try stays counted as a failure
         raise SignInError("用户名或密码不正确", "Wrong user name or password")
-    throttle.succeeded(key)
+    throttle.succeeded(key, session=session)
     return user
 
 
@@ -176,6 +166,12 @@ def reset_user_password(name: str, *, session: Session, actor: User) -> str:
     return users.reset_password(name, session=session, actor=actor.name)
 
 
+def set_user_role(name: str, role: str, *, session: Session, actor: User) -> User:
+    """Admin only: give `name` another role (chained, like every account change)."""
+    require_role(actor, "admin")
+    return users.set_role(name, role, session=session, actor=actor.name)
+
+
 def set_user_disabled(name: str, disabled: bool, *, session: Session, actor: User) -> User:
     """Admin only: disable an account (it can no longer sign in) or enable it again."""
     require_role(actor, "admin")
@@ -207,6 +203,7 @@ __all__ = [
     "reset_user_password",
     "reviewer_names",
     "set_user_disabled",
+    "set_user_role",
     "PermissionDenied",
     "SignInError",
     "UserError",

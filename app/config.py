@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, SpeculativeMode
 
@@ -46,6 +47,10 @@ class Settings(BaseSettings):
     # where LexSpec keeps its files (SQLite database, corpus of approved outputs, ...)
     data_dir: Path = REPO_ROOT / ".data"
     database_url: str | None = None  # None: SQLite file in data_dir
+    # the audit chain's anchor outside the database (audit/anchor.py); None: next to the
+    # SQLite file (<db>.audit-key, <db>.checkpoints.jsonl), else in data_dir
+    audit_key_file: Path | None = None
+    audit_checkpoint_file: Path | None = None
 
     # the LLM the app talks to
     llm_base_url: str = "http://127.0.0.1:8001/v1"
@@ -84,6 +89,23 @@ class Settings(BaseSettings):
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'lexspec.db'}"
+
+    def _beside_database(self, suffix: str, name: str) -> Path:
+        """`<sqlite file><suffix>` for a SQLite database, else `data_dir / name`."""
+        url = make_url(self.resolved_database_url)
+        if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+            return Path(f"{url.database}{suffix}")
+        return self.data_dir / name
+
+    @property
+    def resolved_audit_key_file(self) -> Path:
+        return self.audit_key_file or self._beside_database(".audit-key", "audit.key")
+
+    @property
+    def resolved_audit_checkpoint_file(self) -> Path:
+        return self.audit_checkpoint_file or self._beside_database(
+            ".checkpoints.jsonl", "audit-checkpoints.jsonl"
+        )
 
     @property
     def resolved_model_path(self) -> Path:

@@ -5,7 +5,9 @@ when it raises. Keep blocks short (the audit chain is locked from an append to t
 commit). Pages and commands own it; services take the session and never commit.
 `write(work)` runs a unit of work again after a transient lock or connection blip
 (audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
-and the audit spool (audit.spool, in the data directory) is replayed.
+the chain is anchored if no checkpoint exists yet (app.anchoring), and the audit spool
+(audit.spool, in the data directory) is replayed. Every commit that extends the chain
+writes a signed checkpoint outside the database.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.anchoring import anchor_first_start, watch
 from app.config import get_settings
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
@@ -34,7 +37,9 @@ _first_use = threading.Lock()  # page threads may race to create (and migrate) t
 def _migrated_engine() -> Engine:
     engine = make_engine(get_settings().resolved_database_url)
     migrate(engine)
-    replay_spool(make_session_factory(engine))
+    factory = watch(make_session_factory(engine))
+    anchor_first_start(factory)
+    replay_spool(factory)
     return engine
 
 
@@ -70,7 +75,8 @@ def get_engine() -> Engine:
 
 @lru_cache(maxsize=1)
 def get_session_factory() -> sessionmaker[Session]:
-    return make_session_factory(get_engine())
+    """Sessions whose commits that extend the audit chain are checkpointed (app.anchoring)."""
+    return watch(make_session_factory(get_engine()))
 
 
 @contextmanager

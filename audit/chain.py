@@ -86,42 +86,39 @@ def _link_fault(
 ) -> ChainFault | None:
     if link.computed_hash != link.stored_hash:
         return ChainFault(
-            link.table, link.id, str(Bilingual("内容被篡改", "content altered (hash mismatch)"))
+            link.table, link.id, Bilingual("内容被篡改", "content altered (hash mismatch)")
         )
     if link.seq < expected_seq:
         return ChainFault(
             link.table,
             link.id,
-            str(Bilingual(f"序号 {link.seq} 重复", f"duplicate seq {link.seq}")),
+            Bilingual(f"序号 {link.seq} 重复", f"duplicate seq {link.seq}"),
         )
     if link.seq > head_seq:
         return ChainFault(
             link.table,
             link.id,
-            str(Bilingual("链头之后插入的行", "row inserted beyond the chain head")),
+            Bilingual("链头之后插入的行", "row inserted beyond the chain head"),
         )
     if link.seq > expected_seq:
         gap = f"{expected_seq}..{link.seq - 1}"
         return ChainFault(
             link.table,
             link.id,
-            str(Bilingual("前序行被删除", f"preceding row(s) seq {gap} deleted")),
+            Bilingual("前序行被删除", f"preceding row(s) seq {gap} deleted"),
         )
     if link.prev_hash != expected_prev:
         if previous is None:
             return ChainFault(
                 link.table,
                 link.id,
-                str(Bilingual("首行未接创世哈希", "first row not from genesis")),
+                Bilingual("首行未接创世哈希", "first row not from genesis"),
             )
         return ChainFault(
             previous.table,
             previous.id,
-            str(
-                Bilingual(
-                    "行及其哈希被改写",
-                    "row and its hash rewritten (next row's link does not match)",
-                )
+            Bilingual(
+                "行及其哈希被改写", "row and its hash rewritten (next row's link does not match)"
             ),
         )
     return None
@@ -132,12 +129,12 @@ def _head_fault(last: Link | None, head_seq: int, head_hash: str) -> ChainFault 
     if head_seq > last_seq:
         gap = f"{last_seq + 1}..{head_seq}"
         return ChainFault(
-            HEAD_TABLE, 1, str(Bilingual("末尾行被删除", f"newest row(s) seq {gap} deleted"))
+            HEAD_TABLE, 1, Bilingual("末尾行被删除", f"newest row(s) seq {gap} deleted")
         )
     if last is not None and head_hash != last.stored_hash:
         return ChainFault(
             last.table,
             last.id,
-            str(Bilingual("行及其哈希被改写", "row and its hash rewritten (chain head differs)")),
+            Bilingual("行及其哈希被改写", "row and its hash rewritten (chain head differs)"),
         )
     return None

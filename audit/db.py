@@ -4,7 +4,7 @@ SQLite (the default, a file in the data directory) runs in WAL mode with foreign
 keys on; its transactions start with BEGIN DEFERRED unless a connection asks for
 BEGIN IMMEDIATE through the `sqlite_begin` execution option (sessions from
 `make_session_factory` and the chain appenders do, so writers queue instead of
-failing). PostgreSQL works through any
+failing). The database file is created 0600 (audit.files). PostgreSQL works through any
 `postgresql+psycopg://` URL.
 
 Migrations run once however many processes first touch a fresh database: `migrate`
@@ -27,6 +27,8 @@ from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from audit.files import private_file
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # every module that declares tables on audit.models.Base (a missing one is skipped)
 MODEL_MODULES = ("audit.models", "audit.review_models", "audit.revision_models")
@@ -45,7 +47,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, **kwargs)
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        private_file(Path(parsed.database))  # 0600 before SQLite opens it (-wal/-shm follow)
     # `?timeout=SECONDS` in the URL shortens (or lengthens) the wait for a locked file
     timeout_s = float(str(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)))
     engine = create_engine(
@@ -146,7 +148,7 @@ def _file_lock(engine: Engine) -> Iterator[None]:
     import fcntl
 
     deadline = time.monotonic() + MIGRATION_LOCK_WAIT_S
-    with open(f"{database}.migrate.lock", "a") as handle:
+    with open(private_file(Path(f"{database}.migrate.lock")), "a") as handle:
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

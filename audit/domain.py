@@ -135,20 +135,24 @@ class AuditEvent:
 
 
 class ChainFault(NamedTuple):
-    """The first row that fails verification: (table, id, reason)."""
+    """A row that fails verification: (table, id, reason)."""
 
     table: str
     id: int
-    reason: str
+    reason: Bilingual
 
 
 @dataclass(frozen=True)
 class ChainReport:
+    """The chain walk (`first_bad`: its first fault) and the covered rows (accounts,
+    verdicts) that the chain no longer vouches for (`uncovered`)."""
+
     ok: bool
     checked: int
     first_bad: ChainFault | None = None
     head_seq: int = 0
     head_hash: str = ""
+    uncovered: tuple[ChainFault, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -116,3 +116,15 @@ class Event(Base):
     payload: Mapped[Any] = mapped_column(JSON)
     prev_hash: Mapped[str] = mapped_column(String(64))
     row_hash: Mapped[str] = mapped_column(String(64))
+
+
+class SignInAttempt(Base):
+    """Sign-in attempts per folded user name, shared by every app process (audit.throttle):
+    attempts reserved in the current window (a reservation that fails stays counted) and
+    when the last one was made (epoch seconds)."""
+
+    __tablename__ = "sign_in_attempts"
+
+    name_key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    attempts: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[float] = mapped_column(Float)

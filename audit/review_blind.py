@@ -2,7 +2,9 @@
 
 Everything returned here is a Blind* type (draft text, an opaque token, the
 reviewer's own scores). The token → item mapping never leaves this module.
-Verdicts are appended, never updated: a correction is the next revision of the
+Verdicts are appended, never updated, and each is covered by a chained `review.verdict`
+event (audit.coverage), so an edit in the database is caught by `lexspec audit verify`.
+A correction is the next revision of the
 same assignment and names the row it supersedes. Like audit.store, nothing here
 commits; the caller's unit of work does.
 """
@@ -16,6 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from audit.coverage import covers
 from audit.models import User
 from audit.review_domain import (
     BlindDraft,
@@ -36,6 +39,7 @@ from audit.review_models import (
     StudyRow,
     StudyVerdictRow,
 )
+from audit.store import append_event
 
 RETRIES = 3
 
@@ -151,6 +155,9 @@ def submit_verdict(
         except IntegrityError:
             if attempt == RETRIES - 1:
                 raise
+    session.flush()  # the verdict row enters the audit chain's coverage (audit.coverage)
+    payload = {"covers": [covers("study_verdicts", row.id, session=session)]}
+    append_event(session=session, actor=reviewer, kind="review.verdict", payload=payload)
     result = _blind_verdict(row)
     assert result is not None
     return result

@@ -8,6 +8,15 @@ transaction, so they enter the hash chain ahead of the new row; the file is empt
 after that transaction has committed. An exclusive lock on the file (fcntl) keeps
 processes from appending to or replaying it at the same time.
 
+A line that cannot be read back as a record (truncated JSON, bytes that are not UTF-8, an
+unknown or missing field, a value of the wrong type, a record the log would refuse) is
+moved aside, verbatim, to the quarantine file next to the spool (`audit-spool.quarantine.jsonl`,
+appended and fsynced before the line leaves the spool, never deleted by LexSpec) and blocks
+nothing: the other records replay, later ones are written. `lexspec audit verify` and the
+Monitor page report how many lines wait there. A new record the log refuses outright (say, a
+value longer than its column) is set aside there too rather than lost. Both files are 0600
+(audit.files).
+
 Limits: a replayed row's `created_at` is the time it entered the chain (the spooled line
 keeps the time it was spooled); a crash between the commit and emptying the file would
 replay those lines again.
@@ -17,17 +26,26 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from types import UnionType
+from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from audit.domain import GenerationRecord
+from audit.files import private_file
 
 SPOOL_FILE = "audit-spool.jsonl"
+QUARANTINE_SUFFIX = ".quarantine.jsonl"
+log = logging.getLogger(__name__)
+
+
+class BadLine(ValueError):
+    """A spool line that cannot be replayed (why, in English, for the log)."""
 
 
 class Spool:
@@ -36,48 +54,171 @@ class Spool:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    @property
+    def quarantine_path(self) -> Path:
+        """Where unreadable lines are moved: next to the spool."""
+        return self.path.with_name(self.path.name.removesuffix(".jsonl") + QUARANTINE_SUFFIX)
+
     def append(self, record: GenerationRecord) -> None:
         """Add `record` durably (written and fsynced before returning)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = {
-            "spooled_at": datetime.now(UTC).isoformat(),
-            "record": {f.name: getattr(record, f.name) for f in fields(record)},
-        }
-        with self._locked("a") as handle:
-            handle.write(json.dumps(line, ensure_ascii=False, default=_plain) + "\n")
+        text = _line(record)
+        private_file(self.path)
+        with self._locked("r+b") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() > 0:  # a line cut short must not swallow this one
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    handle.write(b"\n")
+            handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
 
     def pending(self) -> int:
-        """How many records wait to be replayed."""
-        if not self.path.exists():
-            return 0
-        with self._locked("r") as handle:
-            return sum(1 for line in handle if line.strip())
+        """How many lines wait to be replayed (an unreadable one is quarantined at replay)."""
+        return _count_lines(self.path, self._locked)
+
+    def quarantined(self) -> int:
+        """How many lines were moved to the quarantine file (they stay there)."""
+        return _count_lines(self.quarantine_path, self._locked)
 
     @contextmanager
     def draining(self) -> Iterator[list[GenerationRecord]]:
         """Hold the spool locked and yield its records (oldest first); empty the file when the
-        block ends without an exception (write them to the database inside the block)."""
+        block ends without an exception (write them to the database inside the block).
+        Unreadable lines are quarantined first, so they never block the others."""
         if not self.path.exists() or self.path.stat().st_size == 0:
             yield []
             return
-        with self._locked("r+") as handle:
-            records = [_record(json.loads(line)) for line in handle if line.strip()]
-            yield records
-            handle.seek(0)
-            handle.truncate()
-            handle.flush()
-            os.fsync(handle.fileno())
+        with self._locked("r+b") as handle:
+            records, bad = _read(handle.read())
+            if bad:
+                self._quarantine(bad)
+                _rewrite(handle, records)
+            yield [record for record, _ in records]
+            _rewrite(handle, [])
+
+    def set_aside(self, record: GenerationRecord) -> None:
+        """Keep a record the log refuses (it would block the spool) in the quarantine file."""
+        self._quarantine([_line(record).rstrip("\n").encode("utf-8")])
+
+    def _quarantine(self, lines: list[bytes]) -> None:
+        private_file(self.quarantine_path)
+        with self._locked("ab", self.quarantine_path) as out:
+            out.write(b"".join(line + b"\n" for line in lines))
+            out.flush()
+            os.fsync(out.fileno())
+        log.warning("moved %d unreadable spool line(s) to %s", len(lines), self.quarantine_path)
 
     @contextmanager
-    def _locked(self, mode: str) -> Iterator[IO[str]]:
-        with open(self.path, mode, encoding="utf-8") as handle:
+    def _locked(self, mode: str, path: Path | None = None) -> Iterator[IO[bytes]]:
+        with open(path or self.path, mode) as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield handle
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _line(record: GenerationRecord) -> str:
+    line = {
+        "spooled_at": datetime.now(UTC).isoformat(),
+        "record": {f.name: getattr(record, f.name) for f in fields(record)},
+    }
+    return json.dumps(line, ensure_ascii=False, default=_plain) + "\n"
+
+
+def _count_lines(path: Path, locked: Any) -> int:
+    if not path.exists():
+        return 0
+    with locked("rb", path) as handle:
+        return sum(1 for line in handle if line.strip())
+
+
+def _rewrite(handle: IO[bytes], records: list[tuple[GenerationRecord, bytes]]) -> None:
+    """Replace the spool's content with `records`' original lines (fsynced)."""
+    handle.seek(0)
+    handle.truncate()
+    handle.write(b"".join(raw + b"\n" for _, raw in records))
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def _read(content: bytes) -> tuple[list[tuple[GenerationRecord, bytes]], list[bytes]]:
+    """Split the spool into readable records (with their line) and unreadable lines."""
+    records: list[tuple[GenerationRecord, bytes]] = []
+    bad: list[bytes] = []
+    for raw in content.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            records.append((parse_line(raw), raw))
+        except BadLine as exc:
+            log.warning("unreadable spool line: %s", exc)
+            bad.append(raw)
+    return records, bad
+
+
+def parse_line(raw: bytes) -> GenerationRecord:
+    """One spool line back to a record the log accepts; BadLine when it cannot be."""
+    from audit.store import record_values
+
+    try:
+        line = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BadLine(f"not JSON: {exc}") from None
+    values = line.get("record") if isinstance(line, dict) else None
+    if not isinstance(values, dict):
+        raise BadLine("no record object")
+    hints = _hints()
+    unknown = set(values) - set(hints)
+    missing = {f.name for f in fields(GenerationRecord) if _required(f)} - set(values)
+    if unknown or missing:
+        raise BadLine(f"unknown fields {sorted(unknown)}, missing fields {sorted(missing)}")
+    wrong = [name for name, value in values.items() if not _fits(value, hints[name])]
+    if wrong:
+        raise BadLine(f"wrong types: {wrong}")
+    record = GenerationRecord(**values)
+    try:
+        record_values(record)  # the checks log_generation makes (status, JSON, lengths)
+    except ValueError as exc:
+        raise BadLine(str(exc)) from None
+    return record
+
+
+def _required(f: Any) -> bool:
+    from dataclasses import MISSING
+
+    return f.default is MISSING and f.default_factory is MISSING
+
+
+def _hints() -> dict[str, Any]:
+    return get_type_hints(GenerationRecord)
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value can stand for a field annotated `hint`."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        return any(_fits(value, arg) for arg in args)
+    if origin is Literal:
+        return value in args
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint in (int, float):
+        return (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and (hint is float or isinstance(value, int))
+        )
+    if hint is str:
+        return isinstance(value, str)
+    if origin is Mapping:
+        return isinstance(value, dict)
+    if origin is Sequence:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    return False
 
 
 def _plain(value: Any) -> Any:
@@ -86,7 +227,3 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "items"):
         return dict(value.items())
     raise TypeError(f"{type(value).__name__} is not JSON-able")
-
-
-def _record(line: dict[str, Any]) -> GenerationRecord:
-    return GenerationRecord(**line["record"])

@@ -7,8 +7,8 @@ so keep the transaction short.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import fields
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, Table, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from audit import chain
+from audit.coverage import coverage_faults
 from audit.domain import (
     STATUSES,
     AuditEvent,
@@ -34,6 +35,8 @@ VERIFY_BATCH = 500
 _FLOATS = ("ttft_s", "total_s", "tokens_per_s")
 _INTS = ("prompt_tokens", "completion_tokens", "draft_tokens", "accepted_tokens")
 _JSON = ("field_values", "speculative", "params", "findings")
+# session.info key: (seq, row_hash) of every row this transaction appended, for the anchor
+APPENDED = "lexspec.chain_appended"
 
 
 def _now() -> datetime:
@@ -80,13 +83,20 @@ def _append(row: Generation | Event | Revision, *, session: Session) -> None:
     row.row_hash = chain.row_hash(row.__tablename__, _content(row))
     head.last_seq, head.last_hash = row.seq, row.row_hash
     session.flush()
+    session.info.setdefault(APPENDED, []).append((row.seq, row.row_hash))
 
 
-def _record_values(record: GenerationRecord) -> dict[str, Any]:
-    """Record fields coerced to what the columns will read back (so the hash survives)."""
+def record_values(record: GenerationRecord) -> dict[str, Any]:
+    """Record fields coerced to what the columns will read back (so the hash survives);
+    ValueError for a record the log refuses (unknown status, not JSON-able, too long)."""
     if record.status not in STATUSES:
         raise ValueError(f"unknown generation status {record.status!r}")
     values = {f.name: getattr(record, f.name) for f in fields(record)}
+    for column in Generation.__table__.columns:
+        limit = getattr(column.type, "length", None)
+        value = values.get(column.key)
+        if limit and isinstance(value, str) and len(value) > limit:
+            raise ValueError(f"GenerationRecord.{column.key} is longer than {limit} characters")
     for name in (*_JSON, *_FLOATS):
         if name in _FLOATS and values[name] is not None:
             values[name] = float(values[name])
@@ -101,7 +111,7 @@ def _record_values(record: GenerationRecord) -> dict[str, Any]:
 
 def log_generation(record: GenerationRecord, *, session: Session) -> LoggedGeneration:
     """Append one generation (complete, stopped or failed) to the log."""
-    row = Generation(**_record_values(record))
+    row = Generation(**record_values(record))
     _append(row, session=session)
     return LoggedGeneration(row.id, row.seq, _aware(row.created_at), row.row_hash)
 
@@ -239,7 +249,8 @@ def _links(session: Session, max_seq: int) -> Iterator[chain.Link]:
 
 
 def verify_chain(*, session: Session) -> ChainReport:
-    """Walk the whole chain; report the first altered, inserted or deleted row by table and id."""
+    """Walk the whole chain; report the first altered, inserted or deleted row by table and id,
+    and every account or verdict changed outside the chain (audit.coverage)."""
     query = select(ChainHead.last_seq, ChainHead.last_hash)
     if session.get_bind().dialect.name != "sqlite":
         # FOR SHARE: appends wait until the walk ends, so no row lands beyond the head we read
@@ -247,4 +258,24 @@ def verify_chain(*, session: Session) -> ChainReport:
         query = query.with_for_update(read=True)
     head = session.execute(query).one()
     max_seq = max([head.last_seq, *(session.scalar(select(func.max(m.seq))) or 0 for m in CHAINED)])
-    return chain.walk(_links(session, max_seq), head_seq=head.last_seq, head_hash=head.last_hash)
+    report = chain.walk(_links(session, max_seq), head_seq=head.last_seq, head_hash=head.last_hash)
+    uncovered = tuple(coverage_faults(session=session))
+    return replace(report, ok=report.ok and not uncovered, uncovered=uncovered)
+
+
+def chain_head(*, session: Session) -> tuple[int, str]:
+    """The chain head's (seq, hash) as the database holds it."""
+    head = session.execute(select(ChainHead.last_seq, ChainHead.last_hash)).one()
+    return int(head.last_seq), str(head.last_hash)
+
+
+def hashes_at(seqs: Iterable[int], *, session: Session) -> dict[int, str]:
+    """The stored row hash at each of `seqs` that a chained row holds (absent: no such row)."""
+    wanted = sorted(set(seqs))
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), VERIFY_BATCH):
+        window = wanted[start : start + VERIFY_BATCH]
+        for model in CHAINED:
+            query = select(model.seq, model.row_hash).where(model.seq.in_(window))
+            found.update((int(seq), str(h)) for seq, h in session.execute(query))
+    return found

@@ -1,6 +1,8 @@
 """User accounts: argon2 password hashes, roles, the first-run admin.
 
-Account changes are also appended to the audit chain as events. Authentication
+Every account change (creation, role, disabling, password) is appended to the audit chain
+as an event that carries the digest of the account row after it (audit.coverage), so a
+change made directly in the database is caught by `lexspec audit verify`. Authentication
 costs one argon2 verification whether or not the user exists, so response time
 does not reveal which names are registered.
 """
@@ -16,6 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import case, exc, func, or_, select
 from sqlalchemy.orm import Session
 
+from audit.coverage import covers
 from audit.domain import ROLES, BilingualError, User
 from audit.models import User as UserRow
 from audit.models import fold_name
@@ -167,9 +170,7 @@ def create_user(
             session.add(row)
     except exc.IntegrityError:
         raise taken from None
-    append_event(
-        session=session, actor=actor, kind="user.created", payload={"name": name, "role": role}
-    )
+    _chain(row, "user.created", session=session, actor=actor, role=role)
     return _domain(row)
 
 
@@ -184,6 +185,7 @@ def authenticate(name: str, password: str, *, session: Session) -> User | None:
         return None
     if _hasher().check_needs_rehash(row.password_hash):
         row.password_hash = _hasher().hash(password)
+        _chain(row, "user.password_rehashed", session=session, actor=row.name)
     return _domain(row)
 
 
@@ -205,8 +207,7 @@ def change_password(name: str, old_password: str, new_password: str, *, session:
     row.password_hash = _hasher().hash(new_password)
     row.must_change_password = False
     row.password_changed_at = _now()
-    session.flush()
-    append_event(session=session, actor=name, kind="user.password_changed", payload={"name": name})
+    _chain(row, "user.password_changed", session=session, actor=name)
     return _domain(row)
 
 
@@ -219,8 +220,7 @@ def reset_password(name: str, *, session: Session, actor: str = "system") -> str
     row.password_hash = _hasher().hash(password)
     row.must_change_password = True
     row.password_changed_at = _now()
-    session.flush()
-    append_event(session=session, actor=actor, kind="user.password_reset", payload={"name": name})
+    _chain(row, "user.password_reset", session=session, actor=actor)
     return password
 
 
@@ -233,10 +233,29 @@ def set_disabled(name: str, disabled: bool, *, session: Session, actor: str) -> 
     if disabled and name_key(row.name) == name_key(actor):
         raise UserError("disable_self", "不能停用自己的账户", "You cannot disable your own account")
     row.disabled = disabled
-    session.flush()
-    kind = "user.disabled" if disabled else "user.enabled"
-    append_event(session=session, actor=actor, kind=kind, payload={"name": row.name})
+    _chain(row, "user.disabled" if disabled else "user.enabled", session=session, actor=actor)
     return _domain(row)
+
+
+def set_role(name: str, role: str, *, session: Session, actor: str) -> User:
+    """Give `name` another role; an admin cannot demote themselves (someone must stay admin)."""
+    role = check_role(role)
+    row = _row(name, session=session)
+    if row is None:
+        raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
+    if role != "admin" and row.role == "admin" and name_key(row.name) == name_key(actor):
+        raise UserError("demote_self", "不能取消自己的管理员角色", "You cannot demote yourself")
+    previous, row.role = row.role, role
+    _chain(row, "user.role_changed", session=session, actor=actor, role=role, previous=previous)
+    return _domain(row)
+
+
+def _chain(row: UserRow, kind: str, *, session: Session, actor: str, **details: str) -> None:
+    """Append the account change to the chain, with the digest of the row as it now stands
+    (audit.coverage: `lexspec audit verify` catches any later change made outside LexSpec)."""
+    session.flush()
+    payload = {"name": row.name, **details, "covers": [covers("users", row.id, session=session)]}
+    append_event(session=session, actor=actor, kind=kind, payload=payload)
 
 
 def get_user(name: str, *, session: Session) -> User | None:

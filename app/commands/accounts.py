@@ -1,4 +1,4 @@
-"""`lexspec user ...`, `lexspec audit verify` and `lexspec db upgrade`."""
+"""`lexspec user ...`, `lexspec audit verify|checkpoint` and `lexspec db upgrade`."""
 
 from __future__ import annotations
 
@@ -26,11 +26,20 @@ def register(sub: Any) -> None:
     reset = user_sub.add_parser("reset-password", help=cli_text("cli.accounts.reset-password.help"))
     reset.add_argument("name")
     reset.set_defaults(func=cmd_user_reset)
+    role = user_sub.add_parser("set-role", help=cli_text("cli.accounts.set-role.help"))
+    role.add_argument("name")
+    role.add_argument("--role", required=True, choices=ROLE_CHOICES)
+    role.set_defaults(func=cmd_user_role)
 
     audit = sub.add_parser("audit", help=cli_text("cli.accounts.audit.help"))
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help=cli_text("cli.accounts.verify.help"))
+    verify.add_argument(
+        "--checkpoint", action="append", default=[], help=cli_text("cli.accounts.verify.checkpoint")
+    )
     verify.set_defaults(func=cmd_audit_verify)
+    checkpoint = audit_sub.add_parser("checkpoint", help=cli_text("cli.accounts.checkpoint.help"))
+    checkpoint.set_defaults(func=cmd_audit_checkpoint)
 
     db = sub.add_parser("db", help=cli_text("cli.accounts.db.help"))
     db_sub = db.add_subparsers(dest="db_command", required=True)
@@ -94,45 +103,86 @@ def cmd_user_reset(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_spool() -> int:
-    """Say how many records wait in the spool (not yet in the chain); their number."""
-    from app.database import spool
-
-    waiting = spool()
-    count = waiting.pending()
-    if count:
-        print(
-            f"暂存文件中有 {count} 条记录尚未写入审计链 / {count} spooled record(s) not yet "
-            f"in the chain: {waiting.path}",
-            file=sys.stderr,
-        )
-    return count
-
-
-def cmd_audit_verify(_args: argparse.Namespace) -> int:
+def cmd_user_role(args: argparse.Namespace) -> int:
     from app.database import session_scope
-    from audit.store import verify_chain
+    from audit.users import set_role
 
+    with session_scope() as session:
+        user = set_role(args.name, args.role, session=session, actor="cli")
+    print(cli_text("cli.accounts.role_changed", name=user.name, role=user.role))
+    return 0
+
+
+def _report_spool() -> bool:
+    """Say how many records wait in the spool and how many lines sit in its quarantine."""
+    from app.recording import spool_status
+
+    status = spool_status()
+    if status.pending:
+        line = cli_text("cli.accounts.spooled", n=status.pending, path=status.spool_path)
+        print(line, file=sys.stderr)
+    if status.quarantined:
+        line = cli_text(
+            "cli.accounts.quarantined", n=status.quarantined, path=status.quarantine_path
+        )
+        print(line, file=sys.stderr)
+    return bool(status.pending or status.quarantined)
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from app.audit_verify import verify_all
+    from app.database import session_scope
+    from audit.anchor import parse
+
+    kept = [parse(line) for line in args.checkpoint]
     try:
         with session_scope() as session:  # first use replays the spool when it can
-            report = verify_chain(session=session)
+            verdict = verify_all(session=session, kept=kept)
     except Exception:
         _report_spool()
         raise
-    spooled = _report_spool()
-    if report.ok:
+    _report_spool()
+    report = verdict.chain
+    if verdict.ok:
         print(cli_text("cli.accounts.chain_intact", n=report.checked))
-        print(cli_text("cli.accounts.chain_head", seq=report.head_seq, hash=report.head_hash))
-        return 1 if spooled else 0
-    assert report.first_bad is not None
-    table, row_id, reason = report.first_bad
-    print(
-        cli_text("cli.accounts.chain_altered", table=table, id=row_id, reason=reason)
-        + "\n"
-        + cli_text("cli.accounts.verified_before", n=report.checked),
-        file=sys.stderr,
-    )
-    return 1
+    elif report.first_bad is None:
+        print(cli_text("cli.accounts.links_ok", n=report.checked))
+    print(cli_text("cli.accounts.chain_head", seq=report.head_seq, hash=report.head_hash))
+    if verdict.newest is not None:
+        print(
+            cli_text("cli.accounts.newest_checkpoint", seq=verdict.newest.seq, at=verdict.newest.at)
+        )
+    if report.first_bad is not None:
+        table, row_id, reason = report.first_bad
+        print(
+            cli_text("cli.accounts.chain_altered", table=table, id=row_id, reason=reason)
+            + "\n"
+            + cli_text("cli.accounts.verified_before", n=report.checked),
+            file=sys.stderr,
+        )
+    for table, row_id, reason in report.uncovered:
+        print(
+            cli_text("cli.accounts.uncovered", table=table, id=row_id, reason=reason),
+            file=sys.stderr,
+        )
+    for fault in verdict.anchor_faults:
+        print(cli_text("cli.accounts.anchor_fault", detail=fault), file=sys.stderr)
+    return 0 if verdict.ok else 1
+
+
+def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:
+    from app.anchoring import anchor
+    from app.database import get_engine
+
+    get_engine()  # first use anchors a chain that has no checkpoint yet
+    target = anchor()
+    newest = target.read().newest
+    if newest is None:
+        print(cli_text("cli.accounts.no_checkpoint", path=target.checkpoint_path), file=sys.stderr)
+        return 1
+    print(cli_text("cli.accounts.checkpoint_caption"), file=sys.stderr)
+    print(newest.line())
+    return 0
 
 
 def cmd_db_upgrade(_args: argparse.Namespace) -> int:

@@ -49,8 +49,9 @@ def _prepare_database(settings: Settings) -> None:
     """Apply migrations and create the first admin, printing its one-time password once."""
     from app.accounts import first_run_admin
     from app.database import session_scope
+    from audit.files import private_dir
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(settings.data_dir)
     with session_scope() as session:
         password = first_run_admin(session=session)
     if password:

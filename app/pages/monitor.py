@@ -131,8 +131,20 @@ def _live() -> None:
         _endpoint_panel(name, tick)
 
 
+def _audit_spool() -> None:
+    """Records waiting in the audit spool, and spool lines moved to its quarantine."""
+    from app.recording import spool_status
+
+    status = spool_status()
+    if status.pending:
+        st.warning(tr("monitor.spool_pending", n=status.pending, path=status.spool_path))
+    if status.quarantined:
+        st.error(tr("monitor.spool_quarantined", n=status.quarantined, path=status.quarantine_path))
+
+
 def render() -> None:
     require_user("admin")
     st.title(tr("monitor.title"))
     st.caption(tr("monitor.intro"))
+    _audit_spool()
     _live()

@@ -66,7 +66,7 @@ def test_fresh_database_many_processes_every_row_lands(
     go.touch()
     failures = [w.communicate(timeout=300)[1] for w in writers if w.wait(timeout=300) != 0]
     assert failures == []
-    verified = run_lexspec("audit", "verify", env={"LEXSPEC_DATABASE_URL": db_url})
+    verified = run_lexspec("audit", "verify", env=env)  # the writers' checkpoints too
     assert verified.returncode == 0, verified.stderr
     assert f"{WRITERS} rows checked" in verified.stdout
     engine = make_engine(db_url)

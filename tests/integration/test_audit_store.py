@@ -184,27 +184,28 @@ def test_tampering_is_caught(
     assert (report.first_bad.table, report.first_bad.id) == (table, row_id), report.first_bad
 
 
-def _cli(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_lexspec(*args, env={"LEXSPEC_DATABASE_URL": db_url})
+def _cli(db_url: str, data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on this database, with its own data directory (spool, checkpoints)."""
+    return run_lexspec(*args, env={"LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(data)})
 
 
 def test_cli_audit_verify_names_the_altered_row(
-    db_url: str, db_engine: Engine, db_session_factory: sessionmaker[Session]
+    db_url: str, db_engine: Engine, db_session_factory: sessionmaker[Session], tmp_path: Path
 ) -> None:
-    _seed_chain(db_session_factory)
-    ok = _cli(db_url, "audit", "verify")
+    _seed_chain(db_session_factory)  # no checkpoint yet: the CLI's first start anchors the chain
+    ok = _cli(db_url, tmp_path, "audit", "verify")
     assert ok.returncode == 0, ok.stderr
     assert "4 rows checked" in ok.stdout
 
     with db_engine.begin() as conn:
         conn.execute(text("UPDATE generations SET total_s = 99 WHERE id = 3"))
-    bad = _cli(db_url, "audit", "verify")
+    bad = _cli(db_url, tmp_path, "audit", "verify")
     assert bad.returncode == 1
     assert "generations id=3" in bad.stderr and "Traceback" not in bad.stderr
 
     with db_engine.begin() as conn:  # an earlier deletion is now the first fault
         conn.execute(text("DELETE FROM generations WHERE id = 2"))
-    deleted = _cli(db_url, "audit", "verify")
+    deleted = _cli(db_url, tmp_path, "audit", "verify")
     assert deleted.returncode == 1
     assert "audit_events id=1" in deleted.stderr and "deleted" in deleted.stderr
 

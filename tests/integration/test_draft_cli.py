@@ -177,3 +177,22 @@ def test_audit_log_that_cannot_be_written_is_not_success(
     assert code == 3, err
     assert out.strip() and "Could not write the audit log" in err and "not a database" in err
     assert Spool(tmp_path / "data" / SPOOL_FILE).pending() == 1
+
+
+def test_unreadable_spool_lines_block_no_later_draft(
+    audit_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue: after one truncated spool line every later `lexspec draft` exited 3 and lost its
+    record; a line with an unknown field raised TypeError. Now they are quarantined."""
+    from audit.spool import SPOOL_FILE, Spool
+
+    spool = Spool(tmp_path / "data" / SPOOL_FILE)
+    spool.path.parent.mkdir()
+    bad = [b'{"record": {"user_name": "half', b'{"record": {"user_name": "a", "colour": 1}}']
+    spool.path.write_bytes(b"\n".join(bad) + b"\n")
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
+    for _ in range(2):  # the server is down: each draft is an error record, and logged
+        code, _, err = run(*CLAUSE, "--max-tokens", "8")
+        assert code == 1 and stored(audit_db, err).record.status == "error", err
+    assert spool.pending() == 0
+    assert spool.quarantine_path.read_bytes().splitlines() == bad

@@ -12,6 +12,7 @@ from argon2 import PasswordHasher, profiles
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import accounts
+from app.database import session_scope
 from audit import store, users
 from audit.users import UserError
 
@@ -61,10 +62,10 @@ def test_admin_disables_enables_and_resets(db_session_factory: sessionmaker[Sess
     with db_session_factory.begin() as session:
         accounts.set_user_disabled("dana", False, session=session, actor=admin)
         one_time = accounts.reset_user_password("dana", session=session, actor=admin)
-    with db_session_factory.begin() as session:
-        throttle = accounts.FailureThrottle()
-        with pytest.raises(accounts.SignInError):  # the old password no longer works
-            accounts.sign_in("dana", PASSWORD, session=session, throttle=throttle)
+    throttle = accounts.FailureThrottle()
+    with session_scope(db_session_factory) as session, pytest.raises(accounts.SignInError):
+        accounts.sign_in("dana", PASSWORD, session=session, throttle=throttle)  # old password
+    with session_scope(db_session_factory) as session:
         back = accounts.sign_in("dana", one_time, session=session, throttle=throttle)
         assert back.must_change_password and not back.disabled
         changed = accounts.change_password(

@@ -12,14 +12,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import history
 from app.accounts import (
-    FailureThrottle,
     PermissionDenied,
-    SignInError,
     current_user,
     has_role,
     remember,
     require_role,
-    sign_in,
     sign_out,
 )
 from audit import store, users
@@ -176,22 +173,6 @@ def test_role_checks(role: str, needed: tuple[str, ...], allowed: bool) -> None:
 def test_nobody_signed_in_is_denied() -> None:
     with pytest.raises(PermissionDenied):
         require_role(None, "drafter")
-
-
-def test_sign_in_and_throttle(db_session_factory: sessionmaker[Session]) -> None:
-    with db_session_factory.begin() as session:
-        users.create_user("alice", "drafter", "correct horse", session=session)
-    now = [0.0]
-    throttle = FailureThrottle(max_failures=3, window_s=300, lockout_s=60, clock=lambda: now[0])
-    with db_session_factory() as session:
-        assert sign_in("alice", "correct horse", session=session, throttle=throttle).name == "alice"
-        for _ in range(3):
-            with pytest.raises(SignInError, match="Wrong user name or password"):
-                sign_in("alice", "bad password", session=session, throttle=throttle)
-        with pytest.raises(SignInError, match="Too many attempts"):
-            sign_in("alice", "correct horse", session=session, throttle=throttle)
-        now[0] = 61.0
-        assert sign_in("alice", "correct horse", session=session, throttle=throttle)
 
 
 def test_current_user_helpers_use_the_given_state() -> None:

@@ -84,7 +84,7 @@ def test_altered_content_is_reported_at_that_row() -> None:
     report = walk(links, **head_of(links))
     assert not report.ok and report.checked == 2
     assert report.first_bad is not None and report.first_bad[:2] == ("generations", 103)
-    assert "altered" in report.first_bad.reason
+    assert "altered" in report.first_bad.reason.en
 
 
 def test_a_rewritten_hash_is_reported_at_the_rewritten_row() -> None:
@@ -99,14 +99,14 @@ def test_a_deleted_row_is_reported_at_the_next_row() -> None:
     del links[1]
     report = walk(links, **head_of(links))
     assert report.first_bad is not None and report.first_bad[:2] == ("generations", 103)
-    assert "deleted" in report.first_bad.reason
+    assert "deleted" in report.first_bad.reason.en
 
 
 def test_deleted_newest_rows_are_caught_by_the_head() -> None:
     links = build(5)
     report = walk(links[:3], **head_of(links))
     assert report.first_bad is not None and report.first_bad[:2] == ("audit_chain_head", 1)
-    assert "4..5" in report.first_bad.reason
+    assert "4..5" in report.first_bad.reason.en
 
 
 def test_a_row_beyond_the_head_is_reported() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,13 +18,21 @@ from pydantic import TypeAdapter
 from app.config import EndpointConfig, Settings
 
 REPO = Path(__file__).resolve().parent.parent.parent
-VAR = re.compile(r"\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}")
+# ${NAME}, ${NAME:-default} / ${NAME-default}, and ${NAME:?message} (required: no default)
+VAR = re.compile(r"\$\{([A-Z0-9_]+)(?::?([-?])([^}]*))?\}")
 CONTAINER_PORT = {"vllm-spec": 8000, "vllm-plain": 8000, "embedded": 8001, "db": 5432}
+MODEL_SERVERS = ("vllm-spec", "vllm-plain", "embedded")  # no authentication of their own
+REQUIRED_VALUE = "a-password-from-env"  # what an operator's .env supplies for ${NAME:?...}
 
 
 def _defaults(text: str) -> str:
-    """Compose interpolation with every variable at its default ($$ is a literal $)."""
-    return VAR.sub(lambda m: m.group(2) or "", text).replace("$$", "$")
+    """Compose interpolation with every variable at its default ($$ is a literal $); a required
+    variable takes the value an operator would set."""
+
+    def value(m: re.Match[str]) -> str:
+        return REQUIRED_VALUE if m.group(2) == "?" else m.group(3) or ""
+
+    return VAR.sub(value, text).replace("$$", "$")
 
 
 @pytest.fixture(scope="module")
@@ -110,8 +119,39 @@ def test_app_environment_is_real_settings(services: dict[str, Any]) -> None:
 
 
 def test_host_ports_do_not_collide(services: dict[str, Any]) -> None:
-    host_ports = [p.split(":")[0] for s in services.values() for p in s.get("ports", [])]
+    host_ports = [p.split(":")[-2] for s in services.values() for p in s.get("ports", [])]
     assert len(host_ports) == len(set(host_ports))
+
+
+def test_model_servers_are_published_on_localhost_only(services: dict[str, Any]) -> None:
+    """vLLM and the embedded server answer anyone who reaches them: this machine only."""
+    for name in MODEL_SERVERS:
+        ports = services[name]["ports"]
+        assert ports and all(p.startswith("127.0.0.1:") for p in ports), (name, ports)
+    assert "ports" not in services["db"]
+
+
+def test_postgres_password_is_required_never_defaulted() -> None:
+    text = (REPO / "docker-compose.yml").read_text()
+    uses = [m for m in VAR.finditer(text) if m.group(1) == "POSTGRES_PASSWORD"]
+    assert len(uses) == 2  # the db service and the app's database URL
+    assert all(m.group(2) == "?" and "POSTGRES_PASSWORD" in m.group(3) for m in uses)
+
+
+def test_docker_compose_refuses_to_start_without_a_postgres_password(tmp_path: Path) -> None:
+    cmd = _compose_command()
+    if cmd is None:
+        pytest.skip("neither `docker compose` nor `docker-compose` is installed")
+    example = (REPO / ".env.example").read_text().splitlines()
+    env_file = tmp_path / "no-password.env"
+    env_file.write_text("\n".join(x for x in example if not x.startswith("POSTGRES_PASSWORD=")))
+    env = {k: v for k, v in os.environ.items() if k != "POSTGRES_PASSWORD"}
+    run = subprocess.run(
+        [*cmd, "--env-file", str(env_file), "config", "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert run.returncode != 0
+    assert "set POSTGRES_PASSWORD in .env" in run.stderr
 
 
 def test_env_example_documents_every_variable() -> None:

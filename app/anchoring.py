@@ -1,0 +1,75 @@
+"""Checkpoints of the audit chain, written outside the database after every commit.
+
+`watch(factory)` makes every session of `factory` that appended to the chain sign and append
+a checkpoint (audit.anchor) once its transaction has committed: rows `first`..`seq` of that
+commit, and the head's hash. `anchor_first_start(factory)` creates the key on first start
+and, when no checkpoint exists yet (a new installation, or one from before checkpoints),
+anchors the chain as it stands. Locations come from Settings
+(`audit_key_file`, `audit_checkpoint_file`). A checkpoint that cannot be written is logged,
+never raised: the commit has already happened, and the next commit anchors the head again.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import event
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import get_settings
+from audit.anchor import Anchor
+from audit.store import APPENDED, chain_head, hashes_at
+
+log = logging.getLogger(__name__)
+
+
+def anchor() -> Anchor:
+    """The key file and checkpoint file of this installation (from Settings)."""
+    settings = get_settings()
+    return Anchor(settings.resolved_audit_key_file, settings.resolved_audit_checkpoint_file)
+
+
+def watch(factory: sessionmaker[Session]) -> sessionmaker[Session]:
+    """Checkpoint after each commit of `factory`'s sessions that extended the chain (call once
+    per factory; `event.contains` cannot tell: it answers True for a new sessionmaker)."""
+    event.listen(factory, "after_commit", _after_commit)
+    event.listen(factory, "after_rollback", _after_rollback)
+    return factory
+
+
+def _after_rollback(session: Session) -> None:
+    session.info.pop(APPENDED, None)
+
+
+def _after_commit(session: Session) -> None:
+    appended: list[tuple[int, str]] = session.info.pop(APPENDED, [])
+    if not appended:
+        return
+    last_seq, last_hash = max(
+        appended
+    )  # the same seq twice: a savepoint rolled back, the later won
+    last_hash = [h for s, h in appended if s == last_seq][-1]
+    try:
+        bind = session.get_bind().execution_options(sqlite_begin="DEFERRED")  # a read
+        with Session(bind=bind) as fresh:  # the committed row, as other sessions see it
+            if hashes_at([last_seq], session=fresh).get(last_seq) != last_hash:
+                log.warning("chain row seq %d changed before it was anchored", last_seq)
+                return
+        anchor().record(min(s for s, _ in appended), last_seq, last_hash)
+    except Exception as exc:  # the commit stands; the next one anchors the head again
+        log.warning("audit checkpoint not written: %s", exc)
+
+
+def anchor_first_start(factory: sessionmaker[Session]) -> None:
+    """Create the key; anchor the whole chain when no checkpoint exists yet."""
+    target = anchor()
+    try:
+        target.key()
+        if target.has_checkpoints():
+            return
+        with factory() as session:
+            seq, head_hash = chain_head(session=session)
+        if seq:
+            target.record(1, seq, head_hash)
+    except Exception as exc:  # starting must not fail for it; verify reports what is unanchored
+        log.warning("audit chain not anchored at start: %s", exc)

@@ -1,0 +1,95 @@
+"""Rows covered by the chain: accounts and review verdicts, checked against chained events.
+
+A user account changes in place (role, disabled, password), so it cannot be a chained row
+itself; a verdict is a row of its own table. Both are covered the same way: every change
+appends a chained event (audit.store.append_event) whose payload carries
+`"covers": [{"table": ..., "id": ..., "digest": ...}]`, the digest being the row's hash
+(audit.chain.row_hash over every column, as the database holds it after the change).
+`coverage_faults` compares each covered table with the newest digest the chain holds for
+each row: a row changed outside LexSpec (`UPDATE users SET role='admin'`, an edited verdict),
+added outside it, or deleted, is reported by table and id. Migration 0005 chained one
+baseline event covering the rows that existed before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from sqlalchemy import Table, select
+from sqlalchemy.orm import Session
+
+from audit import chain
+from audit.domain import Bilingual, ChainFault
+from audit.models import Event, User
+from audit.review_models import StudyVerdictRow
+
+COVERED: dict[str, Table] = {
+    cast(Table, model.__table__).name: cast(Table, model.__table__)
+    for model in (User, StudyVerdictRow)
+}
+# The columns each digest covers, named once (a migration that adds a column to one of these
+# tables does not silently change every digest; to cover it, add it here and chain a new
+# baseline, as migration 0005 does).
+COVERED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "users": (
+        "id", "name", "name_key", "role", "password_hash", "must_change_password",
+        "created_at", "password_changed_at", "disabled",
+    ),
+    "study_verdicts": (
+        "id", "assignment_id", "revision", "supersedes_id", "citation", "structure",
+        "terminology", "hard_error_count", "hard_errors", "comment", "created_at",
+    ),
+}  # fmt: skip
+
+
+def digest(table: Table, row: Mapping[Any, Any]) -> str:
+    """The hash of a covered row's covered columns, as audit.chain hashes a chained row."""
+    return chain.row_hash(table.name, {c: row[c] for c in COVERED_COLUMNS[table.name]})
+
+
+def covers(table_name: str, row_id: int, *, session: Session) -> dict[str, Any]:
+    """The `covers` entry for one row as the database holds it now (after a flush)."""
+    table = COVERED[table_name]
+    row = session.execute(select(table).where(table.c.id == row_id)).one()._mapping
+    return {"table": table_name, "id": row_id, "digest": digest(table, row)}
+
+
+def _logged(session: Session) -> dict[tuple[str, int], str]:
+    """The newest digest the chain holds for every covered row."""
+    newest: dict[tuple[str, int], str] = {}
+    for payload in session.scalars(select(Event.payload).order_by(Event.seq)):
+        entries = payload.get("covers") if isinstance(payload, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and entry.get("table") in COVERED:
+                newest[(str(entry["table"]), int(entry["id"]))] = str(entry.get("digest"))
+    return newest
+
+
+def coverage_faults(*, session: Session) -> list[ChainFault]:
+    """Every covered row the chain does not vouch for, and every vouched-for row now gone."""
+    logged = _logged(session)
+    faults: list[ChainFault] = []
+    for name, table in COVERED.items():
+        seen: set[int] = set()
+        for row in session.execute(select(table).order_by(table.c.id)):
+            values = row._mapping
+            key = (name, int(values["id"]))
+            seen.add(key[1])
+            if key not in logged:
+                faults.append(ChainFault(name, key[1], _NOT_LOGGED))
+            elif logged[key] != digest(table, values):
+                faults.append(ChainFault(name, key[1], _CHANGED))
+        gone = sorted(i for t, i in logged if t == name and i not in seen)
+        faults.extend(ChainFault(name, i, _DELETED) for i in gone)
+    return faults
+
+
+_NOT_LOGGED = Bilingual(
+    "不在审计链中（在 LexSpec 之外添加）", "not in the audit chain (added outside LexSpec)"
+)
+_CHANGED = Bilingual(
+    "在 LexSpec 之外被修改（与审计链最后记录的内容不符）",
+    "changed outside LexSpec (differs from what the audit chain last recorded)",
+)
+_DELETED = Bilingual("在 LexSpec 之外被删除", "deleted outside LexSpec")

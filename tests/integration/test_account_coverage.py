@@ -1,0 +1,197 @@
+"""Accounts and verdicts are covered by the audit chain (real databases, the real CLI).
+
+Issue: `UPDATE users SET role='admin'` passed `lexspec audit verify`. Every account change and
+every verdict now appends a chained event carrying the row's digest (audit.coverage), and
+verify reports any row changed, added or deleted outside LexSpec by table and id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from argon2 import PasswordHasher, profiles
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from audit import review_blind, store, users
+from audit.db import make_engine, make_session_factory, migrate
+from audit.domain import ChainFault
+from tests.integration.test_review_store import _generated_study, _verdict
+from tests.servers import run_lexspec
+
+pytestmark = pytest.mark.integration
+PASSWORD = "correct horse"
+
+
+@pytest.fixture(autouse=True)
+def cheap_argon2() -> Iterator[None]:
+    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
+    yield
+    users.use_password_hasher(previous)
+
+
+def _faults(factory: sessionmaker[Session], table: str | None = None) -> list[ChainFault]:
+    with factory() as session:
+        report = store.verify_chain(session=session)
+    assert report.first_bad is None, report.first_bad  # the chain itself is intact
+    return [f for f in report.uncovered if table is None or f.table == table]
+
+
+def _accounts(factory: sessionmaker[Session]) -> None:
+    """Every kind of account change LexSpec makes, each in its own unit of work."""
+    steps = [
+        lambda s: users.create_user("root", "admin", PASSWORD, session=s),
+        lambda s: users.create_user("alice", "drafter", PASSWORD, session=s, actor="root"),
+        lambda s: users.set_role("alice", "reviewer", session=s, actor="root"),
+        lambda s: users.set_disabled("alice", True, session=s, actor="root"),
+        lambda s: users.set_disabled("alice", False, session=s, actor="root"),
+        lambda s: users.reset_password("alice", session=s, actor="root"),
+        lambda s: users.change_password("root", PASSWORD, "another horse", session=s),
+    ]
+    for step in steps:
+        with factory.begin() as session:
+            step(session)
+
+
+def test_every_account_change_is_a_chained_event(db_session_factory: sessionmaker[Session]) -> None:
+    _accounts(db_session_factory)
+    with db_session_factory() as session:
+        kinds = [e.kind for e in reversed(store.list_events(session=session))]
+        covered = [e.payload["covers"][0]["table"] for e in store.list_events(session=session)]
+    assert kinds == [
+        "user.created",
+        "user.created",
+        "user.role_changed",
+        "user.disabled",
+        "user.enabled",
+        "user.password_reset",
+        "user.password_changed",
+    ]
+    assert set(covered) == {"users"}
+    assert _faults(db_session_factory) == []
+
+
+def test_a_rehashed_password_is_chained_too(db_session_factory: sessionmaker[Session]) -> None:
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", PASSWORD, session=session)
+    previous = users.use_password_hasher(PasswordHasher())  # stronger parameters than the hash
+    try:
+        with db_session_factory.begin() as session:
+            assert users.authenticate("alice", PASSWORD, session=session) is not None
+    finally:
+        users.use_password_hasher(previous)
+    with db_session_factory() as session:
+        assert store.list_events(session=session)[0].kind == "user.password_rehashed"
+    assert _faults(db_session_factory) == []
+
+
+DIRECT_EDITS = {
+    "role": "UPDATE users SET role = 'admin' WHERE name = 'alice'",
+    "enable": "UPDATE users SET disabled = false WHERE name = 'alice'",
+    "password": "UPDATE users SET password_hash = 'mine' WHERE name = 'root'",
+    "must_change": "UPDATE users SET must_change_password = false WHERE name = 'alice'",
+}
+
+
+@pytest.mark.parametrize("case", sorted(DIRECT_EDITS))
+def test_a_direct_account_edit_is_caught(
+    case: str, db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    _accounts(db_session_factory)
+    with db_session_factory.begin() as session:
+        users.set_disabled("alice", True, session=session, actor="root")
+    with db_engine.begin() as conn:
+        user_id = conn.execute(
+            text("SELECT id FROM users WHERE name = :n"),
+            {"n": "root" if case == "password" else "alice"},
+        ).scalar_one()
+        conn.execute(text(DIRECT_EDITS[case]))
+    faults = _faults(db_session_factory)
+    assert [(f.table, f.id) for f in faults] == [("users", user_id)]
+    assert "changed outside LexSpec" in faults[0].reason.en
+
+
+def test_an_account_added_or_deleted_outside_lexspec_is_caught(
+    db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    _accounts(db_session_factory)
+    with db_engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (name, name_key, role, password_hash, must_change_password,"
+                " created_at, disabled) VALUES ('eve', 'eve', 'admin', 'x', false, :t, false)"
+            ),
+            {"t": datetime(2026, 1, 1)},
+        )
+        conn.execute(text("DELETE FROM users WHERE name = 'alice'"))
+    reasons = {f.reason.en for f in _faults(db_session_factory, "users")}
+    assert reasons == {"not in the audit chain (added outside LexSpec)", "deleted outside LexSpec"}
+
+
+def test_an_edited_verdict_is_caught(
+    db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    study = _generated_study(db_session_factory)
+    with db_session_factory() as session:
+        token = review_blind.reviewer_queue(study.id, "lawyer_li", session=session)[0]
+        first = review_blind.submit_verdict(
+            token.drafts[0].token, _verdict(3), reviewer="lawyer_li", session=session
+        )
+        session.commit()
+    assert first.citation == 3 and _faults(db_session_factory, "study_verdicts") == []
+    with db_engine.begin() as conn:
+        verdict_id = conn.execute(text("SELECT id FROM study_verdicts")).scalar_one()
+        conn.execute(text("UPDATE study_verdicts SET citation = 9"))
+    faults = _faults(db_session_factory, "study_verdicts")
+    assert [(f.table, f.id) for f in faults] == [("study_verdicts", verdict_id)]
+
+
+def test_cli_verify_reports_the_role_change(
+    db_url: str, db_engine: Engine, db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    _accounts(db_session_factory)
+    env = {"LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(tmp_path / "data")}
+    assert run_lexspec("audit", "verify", env=env).returncode == 0
+    with db_engine.begin() as conn:  # the issue's attack
+        conn.execute(text("UPDATE users SET role = 'admin' WHERE name = 'alice'"))
+    result = run_lexspec("audit", "verify", env=env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "users id=2: changed outside LexSpec" in result.stderr, result.stderr
+
+
+def test_migration_0005_covers_accounts_that_existed_before(db_url: str) -> None:
+    engine = make_engine(db_url)
+    migrate(engine, "0004")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (name, name_key, role, password_hash, must_change_password,"
+                " created_at, disabled) VALUES ('old', 'old', 'drafter', 'x', false, :t, false)"
+            ),
+            {"t": datetime(2025, 6, 1, 12, 30, 0, 123456)},
+        )
+    migrate(engine)
+    factory = make_session_factory(engine)
+    try:
+        with factory() as session:
+            assert store.list_events(session=session)[0].kind == "audit.coverage_baseline"
+        assert _faults(factory) == []
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE users SET role = 'admin'"))
+        assert [(f.table, f.id) for f in _faults(factory)] == [("users", 1)]
+    finally:
+        engine.dispose()
+
+
+def test_covered_columns_name_real_columns_the_same_in_the_migration() -> None:
+    import importlib
+
+    from audit.coverage import COVERED, COVERED_COLUMNS
+
+    migration = importlib.import_module("audit.migrations.versions.0005_trust")
+    assert migration.COVERED_COLUMNS == COVERED_COLUMNS
+    for name, table in COVERED.items():
+        assert set(COVERED_COLUMNS[name]) <= {c.key for c in table.columns}, name
