@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from audit import review, review_blind
 from audit.db import current_revision
+from audit.review_design import plan_queue
 from audit.models import Event, User
 from audit.review_domain import (
     ArmSpec,
@@ -20,7 +21,6 @@ from audit.review_domain import (
     ReviewError,
     StudySpec,
     VerdictInput,
-    plan_queue,
 )
 from audit.review_models import StudyAssignmentRow, StudyReviewerRow, StudyVerdictRow
 
