@@ -155,6 +155,13 @@ def _check_generations_went_to_the_right_arm(
             assert gen.output_text == item.text and gen.params["max_tokens"] == 16
             parts = len(gen.params["draft"].get("parts", [])) or 1  # outline: 16 per part
             assert 0 < gen.completion_tokens <= 16 * parts
+            # what produced the draft is stored with it, speculation as the server reported it
+            config = item.config
+            assert config["endpoint"] == endpoint_of[item.arm_id] and config["max_tokens"] == 16
+            assert config["temperature"] == 0.0 and config["mode"] == gen.params["draft"]["mode"]
+            assert config["model"] == gen.model and config["arm"]["max_tokens"] == 16
+            method = {"spec-server": "ngram", "plain-server": "off"}[config["endpoint"]]
+            assert config["speculation"]["method"] == method
 
 
 def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: Any) -> None:
@@ -389,3 +396,54 @@ def test_study_command_line(
     finally:
         get_settings.cache_clear()
         database.reset()
+
+
+def test_gold_items_are_seeded_from_the_generated_drafts_and_resume(
+    db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """No server needed: the real drafts are stored as generated, so generate_items only
+    derives the gold items (one per reviewer), deterministically and once."""
+    from audit import review
+
+    factory, settings = db_session_factory, _offline_settings(tmp_path)
+    _users(factory)
+    spec = dataclasses.replace(_spec(settings), design="both", gold_per_reviewer=1)
+    draft = "一、适用情形\n依据第四条，共 120000 人。\n二、其他\n无。\n"
+    with factory() as session:
+        admin = acting("admin_a", session=session)
+        study = studies.create_study(spec, session=session, settings=settings, actor=admin)
+        for item in review.list_items(study.id, session=session):
+            if item.gold_kind is None:
+                config = {"endpoint": "spec-server", "speculation": {"method": "ngram"}}
+                review.complete_item(
+                    item.id, session=session, text=draft, generation_id=None, config=config
+                )
+        session.commit()
+        plan = studies.plan(
+            1.0, n_arms=2, n_reviewers=2, study_id=study.id, session=session,
+            settings=settings, actor=admin,
+        )  # fmt: skip
+        assert (plan.sd_source, plan.sd, plan.cases_needed) == ("default", 2.0, 18)
+    final = studies.generate_items(
+        study.id,
+        session_factory=factory,
+        settings=settings,
+        actor=acting("admin_a", factory=factory),
+    )
+    assert (final.done, final.total, final.generated, final.failed) == (6, 6, 2, 0)
+    gold = [i for i in _items(factory, study.id).values() if i.gold_kind is not None]
+    assert len(gold) == len(REVIEWERS) and all(g.status == "complete" for g in gold)
+    for g in gold:
+        assert g.text != draft and g.config["endpoint"] == "spec-server"
+        assert g.config["gold"]["kind"] in ("wrong_article", "wrong_count", "missing_section")
+        assert g.config["speculation"] == {"method": "ngram"}  # the source draft's
+    again = studies.generate_items(
+        study.id,
+        session_factory=factory,
+        settings=settings,
+        actor=acting("admin_a", factory=factory),
+    )
+    assert (again.done, again.generated) == (6, 0)
+    assert {g.id: g.text for g in gold} == {
+        i.id: i.text for i in _items(factory, study.id).values() if i.gold_kind is not None
+    }
