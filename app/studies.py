@@ -292,7 +292,8 @@ def plan(
     study_id: int | None = None,
 ) -> CasePlan:
     """Cases needed to detect `difference` (score points) between two arms with 80% power at
-    α = 0.05; for an existing study, from the observed spread once enough pairs are in."""
+    α = 0.05; for an existing study, with its own arms and reviewers and the observed spread
+    once enough pairs are in."""
     from app.study_plan import plan_cases
     from app.study_report import paired_overall
 
@@ -302,6 +303,7 @@ def plan(
         study = review.get_study(study_id, session=session)
         verdicts = review.latest_verdicts(study_id, session=session)
         observed = paired_overall(study, verdicts)
+        n_arms, n_reviewers = len(study.arms), len(study.reviewers)
     if not 0 < difference <= 10:
         raise ReviewError(
             "要检测的差值须在 0 到 10 分之间", "The difference must be 0 to 10 points"

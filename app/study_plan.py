@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from audit.review_design import arm_pairs
+from audit.review_domain import ReviewError
 from audit.review_power import wilcoxon_pairs
 
 MIN_OBSERVED = 5  # paired differences before the observed spread replaces the default
@@ -53,8 +54,15 @@ def plan_cases(
     observed: Sequence[float] = (),
 ) -> CasePlan:
     """Cases needed to detect `difference` between two arms (80% power, α = 0.05)."""
-    if difference <= 0:
-        raise ValueError("difference must be positive")
+    if not 0 < difference <= 10:
+        raise ReviewError(
+            "要检测的分差须大于 0 且不超过 10",
+            "The difference must be above 0 and at most 10 points",
+        )
+    if not 2 <= n_arms <= 6 or n_reviewers < 1:
+        raise ReviewError(
+            "需要 2–6 个对照组和至少一位评审人", "Plan with 2 to 6 arms and at least one reviewer"
+        )
     sd, source = spread(observed, default_sd)
     pairs = wilcoxon_pairs(difference, sd)
     per_case = max(1, n_reviewers) / len(arm_pairs(max(2, n_arms)))

@@ -382,7 +382,14 @@ def test_study_command_line(
         assert "admin" in capsys.readouterr().err
         assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 1
         assert run("create", str(spec), "--as", "admin_a") == 0
-        assert "Created study 1" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "Created study 1" in out and "1 × 3 = 3 drafts" in out  # the example's three arms
+        assert run("plan", "--difference", "1") == 0  # 2 arms, 3 reviewers, SD 2: 36 pairs
+        assert "36 paired scores per two arms, that is 12 cases" in capsys.readouterr().out
+        assert run("plan", "--difference", "1", "--study", "1", "--as", "admin_a") == 0
+        assert "that is 108 cases" in capsys.readouterr().out  # 3 pairs of arms, 1 reviewer
+        assert run("plan", "--difference", "0") == 1
+        assert "at most 10 points" in capsys.readouterr().err
         assert run("progress", "1", "--as", "admin_a") == 0
         assert "reviewer_one" in capsys.readouterr().out
         assert run("report", "1", "--as", "admin_a") == 1
