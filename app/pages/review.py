@@ -64,6 +64,7 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
     from audit.review_design import CHOICES
 
     previous = pair.preference
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
     if previous is not None:
         st.caption(tr("review.preference_already", n=previous.corrections))
     with st.form(f"preference.{study_id}.{pair.position}"):
@@ -71,7 +72,7 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
             tr("review.preference"),
             CHOICES,
             index=CHOICES.index(previous.choice) if previous else None,
-            format_func=lambda c: tr(f"review.choice_{c}"),
+            format_func=lambda c: t(f"review.choice_{c}", ui_lang),
             horizontal=True,
             key=f"preference.choice.{study_id}.{pair.position}",
         )

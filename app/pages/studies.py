@@ -42,6 +42,7 @@ def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> A
     from app.generation import DRAFT_MODES
 
     names = list(settings().all_endpoints())
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
     with column:
         st.markdown(f"**{tr('studies.arm_n', n=number)}**")
         label = st.text_input(tr("studies.arm_label"), key=f"study.arm{number}.label")
@@ -54,7 +55,7 @@ def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> A
         mode = st.selectbox(
             tr("studies.arm_mode"),
             DRAFT_MODES,
-            format_func=lambda m: tr(f"studies.mode_{m.replace('-', '_')}"),
+            format_func=lambda m: t(f"studies.mode_{m.replace('-', '_')}", ui_lang),
             key=f"study.arm{number}.mode",
         )
         temperature = st.number_input(
@@ -128,7 +129,7 @@ def _create_form(actor: User) -> None:
         design = st.radio(
             tr("studies.design"),
             DESIGNS,
-            format_func=lambda d: tr(f"studies.design_{d}"),
+            format_func=lambda d: t(f"studies.design_{d}", ui_lang),
             horizontal=True,
             key="study.design",
         )
