@@ -28,6 +28,7 @@ from app.study_arms import arm_params, check_arms, item_config
 from audit import review, review_blind
 from audit.domain import User
 from audit.review_domain import (
+    Arm,
     BlindPair,
     BlindPreference,
     BlindVerdict,
@@ -144,6 +145,13 @@ def generate_items(
     return state
 
 
+def _arm_and_label(study: Study, item: StudyItem) -> tuple[Arm, str]:
+    """The item's arm, and "case · arm" for the admin's progress line."""
+    arm = next(a for a in study.arms if a.id == item.arm_id)
+    case = next(c for c in study.cases if c.id == item.case_id)
+    return arm, f"{case.position + 1} · {arm.label}"
+
+
 def _seed_gold_item(
     study: Study, item: StudyItem, session_factory: sessionmaker[Session]
 ) -> tuple[bool, str]:
@@ -151,9 +159,7 @@ def _seed_gold_item(
     rerun gives the same error); it stays pending while the source is not generated."""
     from app.gold import seed_gold
 
-    case = next(c for c in study.cases if c.id == item.case_id)
-    arm = next(a for a in study.arms if a.id == item.arm_id)
-    label = f"{case.position + 1} · {arm.label}"
+    label = _arm_and_label(study, item)[1]
     with session_factory.begin() as session:
         source = next(
             i for i in review.list_items(study.id, session=session) if i.id == item.source_item_id
@@ -196,15 +202,14 @@ def _generate_one(
     from app.generation import GenerationOutcome, prepare_draft, record, run_to_end, start_draft
     from app.llm.client import make_client
 
-    arm = next(a for a in study.arms if a.id == item.arm_id)
-    case = next(c for c in study.cases if c.id == item.case_id)
-    label = f"{case.position + 1} · {arm.label}"
+    arm, label = _arm_and_label(study, item)
+    values = next(c for c in study.cases if c.id == item.case_id).values
     endpoint = settings.all_endpoints()[arm.endpoint]
     client = make_client(arm.endpoint, settings)
     try:
         prepared = prepare_draft(
             doc_type,
-            case.values,
+            values,
             prompts_dir=settings.prompts_dir,
             client=client,
             params=arm_params(doc_type.defaults, arm.params),

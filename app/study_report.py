@@ -105,23 +105,13 @@ def build_report(
     """Compute every number of the results page from the latest verdicts and preferences.
     `doc_type_title` names the document type in the report (its id when the type is no
     longer installed); `settings` gives the gold thresholds (defaults when None)."""
-    from app.config import Settings
+    from app.config import get_settings
 
-    settings = settings or Settings()
+    settings = settings or get_settings()
+    gold_score = settings.study_gold_catch_score
     drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
     arms = tuple(a.label for a in study.arms)
-    labels = {a.id: a.label for a in study.arms}
-    case_no = {c.id: str(c.position + 1) for c in study.cases}
-    errors = [
-        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], e)
-        for v in verdicts
-        for e in v.hard_errors
-    ]
-    comments = [
-        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], v.comment)
-        for v in verdicts
-        if v.comment
-    ]
+    errors, comments = _remarks(study, verdicts)
     early = study.unblinded_at is not None and not progress.all_verdicts_in
     return StudyReport(
         study_id=study.id,
@@ -152,11 +142,7 @@ def build_report(
         ranking=_ranking(study, preferences) if study.design != "scores" else None,
         preferences=sum(not p.gold for p in preferences),
         catch=tuple(
-            rs.catch_rates(
-                _gold(verdicts),
-                settings.study_gold_catch_score,
-                settings.study_gold_min_catch_rate,
-            )
+            rs.catch_rates(_gold(verdicts), gold_score, settings.study_gold_min_catch_rate)
         ),
     )
 
@@ -174,6 +160,25 @@ def paired_overall(study: Study, verdicts: Sequence[Verdict]) -> list[float]:
             first, second = sorted(pair, key=lambda d: order[d.arm])
             diffs.append(first.scores[OVERALL] - second.scores[OVERALL])
     return diffs
+
+
+def _remarks(study: Study, verdicts: Sequence[Verdict]) -> tuple[list[Remark], list[Remark]]:
+    """Hard errors and comments on real drafts, attributed to arm, reviewer and case (those
+    on gold items are not the arm's: they count in the catch rates only)."""
+    labels = {a.id: a.label for a in study.arms}
+    case_no = {c.id: str(c.position + 1) for c in study.cases}
+    verdicts = [v for v in verdicts if v.gold_kind is None]
+    errors = [
+        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], e)
+        for v in verdicts
+        for e in v.hard_errors
+    ]
+    comments = [
+        Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], v.comment)
+        for v in verdicts
+        if v.comment
+    ]
+    return errors, comments
 
 
 def _ranking(study: Study, preferences: Sequence[Preference]) -> rs.Ranking:

@@ -293,6 +293,19 @@ def _strongly_connected(wins: np.ndarray) -> bool:
     return True
 
 
+def _mm_strengths(total_wins: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Hunter's MM iteration p_i ← W_i / Σ_j n_ij / (p_i + p_j), geometric mean fixed at 1."""
+    p = np.ones(total_wins.size)
+    for _ in range(10_000):
+        new = total_wins / (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new /= math.exp(float(np.log(new).mean()))
+        converged = float(np.max(np.abs(new - p))) < 1e-12
+        p = new
+        if converged:
+            break
+    return p
+
+
 def bradley_terry(
     comparisons: Sequence[Comparison], arms: Sequence[str], confidence: float = 0.95
 ) -> Ranking:
@@ -316,15 +329,7 @@ def bradley_terry(
             ),
             False,
         )
-    p = np.ones(len(arms))
-    for _ in range(10_000):
-        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
-        new = total_wins / denom
-        new /= math.exp(float(np.log(new).mean()))
-        if float(np.max(np.abs(new - p))) < 1e-12:
-            p = new
-            break
-        p = new
+    p = _mm_strengths(total_wins, games)
     theta = np.log(p)
     q = p[:, None] / (p[:, None] + p[None, :])
     v = games * q * q.T

@@ -100,8 +100,6 @@ def _case_grid(doc_type: DocType) -> pd.DataFrame:
 
 
 def _create_form(actor: User) -> None:
-    from app import studies, study_arms
-
     lib = library()
     ui_lang = lang()
     ids = sorted(lib.types)
@@ -151,6 +149,13 @@ def _create_form(actor: User) -> None:
         for row in cases.to_dict("records")
     ]
     spec = StudySpec(name.strip(), doc_id, tuple(rows), arms, tuple(reviewers), design, int(gold))
+    _submit(actor, spec, same_ok)
+
+
+def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
+    """Create the study (after the A/A check), with a clear message on any refusal."""
+    from app import studies, study_arms
+
     if study_arms.arms_identical(spec) and not same_ok:
         st.warning(tr("study_page.same_arms"))
         return
