@@ -32,6 +32,9 @@ arms:
 reviewers: [li, wang, zhao]
 cases:
   - {clause: "...", contract_type: 数据处理协议, party_role: 甲方}
+# or, instead of cases, the firm's saved revisions (History) as the cases and a first arm:
+# revisions: [12, 15]
+# revision_label: 律所定稿
 """
 
 
@@ -121,7 +124,7 @@ def load_spec(path: Path) -> Any:
             ArmSpec(str(a["label"]), str(a["endpoint"]), dict(a.get("params") or {}))
             for a in data["arms"]
         )
-        cases = tuple({str(k): str(v) for k, v in case.items()} for case in data["cases"])
+        cases = tuple({str(k): str(v) for k, v in c.items()} for c in data.get("cases") or ())
         reviewers = tuple(str(r) for r in data["reviewers"])
         design, gold = str(data.get("design", "scores")), int(data.get("gold_per_reviewer", 0))
         name, doc_type = str(data["name"]), str(data["doc_type"])
@@ -133,16 +136,41 @@ def load_spec(path: Path) -> Any:
         ) from exc
 
 
+def _revisions(path: Path) -> tuple[list[int], str] | None:
+    """`revisions: [ids]` and `revision_label:` of a study built from saved revisions."""
+    import yaml
+
+    from audit.review_domain import ReviewError
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not data.get("revisions"):
+        return None
+    try:
+        return [int(r) for r in data["revisions"]], str(data.get("revision_label") or "saved")
+    except (TypeError, ValueError) as exc:
+        raise ReviewError(
+            f"revisions 须为修订编号列表（{exc}）",
+            f"revisions must be a list of revision ids ({exc})",
+        ) from exc
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     from app import studies
     from app.config import get_settings
     from app.database import session_scope
+    from app.study_revisions import create_from_revisions
 
     spec = load_spec(args.spec)
+    from_revisions = _revisions(args.spec)
     with session_scope() as session:
-        study = studies.create_study(
-            spec, session=session, settings=get_settings(), actor=_actor(args, session)
-        )
+        actor, settings = _actor(args, session), get_settings()
+        if from_revisions is None:
+            study = studies.create_study(spec, session=session, settings=settings, actor=actor)
+        else:
+            ids, label = from_revisions
+            study = create_from_revisions(
+                ids, spec, label=label, session=session, actor=actor, settings=settings
+            )
     print(cli_text("cli.study.created", id=study.id, name=study.name))
     n = len(study.cases) * len(study.arms)
     print(

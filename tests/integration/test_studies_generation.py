@@ -454,3 +454,50 @@ def test_gold_items_are_seeded_from_the_generated_drafts_and_resume(
     assert {g.id: g.text for g in gold} == {
         i.id: i.text for i in _items(factory, study.id).values() if i.gold_kind is not None
     }
+
+
+def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
+    db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """Cases from saved revisions; their texts are the first arm, complete at creation; the
+    gold items are seeded from them by generate_items (no server needed for those)."""
+    from app import revisions
+    from app.study_revisions import create_from_revisions
+    from audit import review, store
+    from tests.integration.test_audit_store import make_record
+
+    factory, settings = db_session_factory, _offline_settings(tmp_path)
+    _users(factory)
+    example = load_library(settings.prompts_dir).types[DOC_TYPE].example_values()
+    saved_text = "一、违约责任\n依据《民法典》第五百七十七条承担责任，赔偿 300000 元。\n二、争议解决\n协商。\n"
+    with factory() as session:
+        admin = acting("admin_a", session=session)
+        revision_ids = []
+        for i in range(2):
+            record = make_record(
+                doc_type=DOC_TYPE, field_values={**example, "instructions": f"第{i}版"}
+            )
+            gid = store.log_generation(record, session=session).id
+            saved = revisions.save_revision(admin, gid, saved_text, session=session)
+            revision_ids.append(saved.id)
+        session.commit()
+        base = dataclasses.replace(
+            _spec(settings), arms=(ARMS[1],), design="preference", gold_per_reviewer=1
+        )
+        with pytest.raises(ReviewError):
+            create_from_revisions(
+                [999], base, label="律所定稿", session=session, actor=admin, settings=settings
+            )
+        study = create_from_revisions(
+            revision_ids, base, label="律所定稿", session=session, actor=admin, settings=settings
+        )
+        session.commit()
+        assert [a.label for a in study.arms] == ["律所定稿", ARMS[1].label]
+        assert [c.values["instructions"] for c in study.cases] == ["第0版", "第1版"]
+        saved_items = [
+            i for i in review.list_items(study.id, session=session)
+            if i.arm_id == study.arms[0].id and i.gold_kind is None
+        ]  # fmt: skip
+    assert all(i.status == "complete" and i.text == saved_text for i in saved_items)
+    assert [i.config["revision_id"] for i in saved_items] == revision_ids
+    assert all(i.config["source"] == "revision" for i in saved_items)
