@@ -143,7 +143,10 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
             settings=settings,
             actor=acting("boss", factory=database.get_session_factory()),
         )
-        assert progress.done == progress.total == 2
+        with database.session_scope() as session:
+            errors = [i.error for i in studies.list_items(study.id, session=session,
+                      actor=acting("boss", session=session)) if i.error]  # fmt: skip
+        assert progress.done == progress.total == 2, errors
         return int(study.id)
     finally:
         get_settings.cache_clear()

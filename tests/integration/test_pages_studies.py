@@ -30,6 +30,12 @@ def _review_page() -> None:
     review.render()
 
 
+def _my_reviews_page() -> None:
+    from app.pages import my_reviews
+
+    my_reviews.render()
+
+
 def _results_page() -> None:
     from app.pages import results
 
@@ -142,6 +148,9 @@ def test_reviewer_records_a_preference() -> None:
     assert not at.exception
     assert at.success[0].value == "Your choice is recorded."
     assert at.get("progress")[0].proto.text == "Progress: 1 of 1 judgements given"
+    history = page_as(_my_reviews_page, reviewer)  # the reviewer's own record shows it too
+    assert not history.exception
+    assert list(history.dataframe[0].value["Would send to the client"]) == ["Draft B"]
 
 
 def test_results_rank_the_arms_and_flag_a_reviewer_who_misses_gold() -> None:
