@@ -158,6 +158,8 @@ def test_reviewer_scores_a_draft_and_progress_moves(
 ) -> None:
     add_user(running_app, "boss", "admin")
     add_user(running_app, "rita", "reviewer")
+    from playwright.sync_api import expect
+
     make_study(running_app, monkeypatch)
     sign_in(page, running_app, "rita", "盲评")
     page.get_by_text("进度：已完成 0 / 3 项评审").wait_for()  # two drafts to score, one choice
@@ -170,8 +172,9 @@ def test_reviewer_scores_a_draft_and_progress_moves(
     page.get_by_role("button", name="提交评分").first.click()
     page.get_by_text("已提交。").wait_for()
     page.get_by_text("进度：已完成 1 / 3 项评审").wait_for()
-    page.get_by_text("哪一份您会发给客户？").wait_for()
-    choose_radio(page, "草稿 B")
+    group = page.get_by_role("radiogroup", name="哪一份您会发给客户？")
+    group.get_by_text("草稿 B", exact=True).click()
+    expect(group.get_by_role("radio", name="草稿 B", exact=True)).to_be_checked()
     page.get_by_role("button", name="提交选择").click()
     page.get_by_text("已记录您的选择。").wait_for()
     page.get_by_text("进度：已完成 2 / 3 项评审").wait_for()
