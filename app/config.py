@@ -86,6 +86,11 @@ class Settings(BaseSettings):
         None  # a firm's own statute catalogue, merged over the built-in one
     )
 
+    # blind review studies (docs/user-guide.md, "Designs, gold items and planning")
+    study_plan_sd: float = 2.0  # SD of paired score differences assumed before verdicts are in
+    study_gold_catch_score: int = 5  # a seeded error's dimension scored at or below: caught
+    study_gold_min_catch_rate: float = 0.5  # reviewers catching fewer gold errors are flagged
+
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'lexspec.db'}"

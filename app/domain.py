@@ -206,6 +206,7 @@ class GenerationStats:
     completion_tokens: int = 0
     draft_tokens: int | None = None
     accepted_tokens: int | None = None
+    spec_method: str | None = None  # the server's spec_decode.method (ngram, draft_model, ...)
     decode_tokens: int | None = None
     decode_s: float | None = None
     tokens_estimated: bool = False

@@ -1,9 +1,11 @@
 """Blind review studies, the service the pages and commands call.
 
-An admin creates a study (document type, field-value sets, two arms, reviewers);
-`generate_items` drafts every case × arm through the normal generation path,
-logging each output to the audit log, and resumes after an interruption by
-skipping items already complete. Reviewers get their blinded queue and submit
+An admin creates a study (document type, field-value sets, 2–6 arms — any drafting
+configuration, app.study_arms —, a design, gold items per reviewer, reviewers);
+`generate_items` drafts every case × arm through the normal generation path, logging each
+output to the audit log and storing with the item the configuration that produced it, then
+derives the gold items (app.gold); it resumes after an interruption by skipping items
+already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
 and the acting `User` keyword-only (`actor=`), checks the role, and never commits
@@ -13,20 +15,22 @@ per item from the `session_factory` it is given, so an interruption loses at mos
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import require_role
 from app.config import Settings, get_settings
-from app.domain import Bilingual, GenerationParams
-from app.generation import DRAFT_MODES
+from app.domain import Bilingual
+from app.study_arms import arm_params, check_arms, item_config
 from audit import review, review_blind
 from audit.domain import User
 from audit.review_domain import (
+    Arm,
     BlindPair,
+    BlindPreference,
     BlindVerdict,
     ResultsLocked,
     ReviewError,
@@ -39,11 +43,8 @@ from audit.review_domain import (
 )
 
 if TYPE_CHECKING:
+    from app.study_plan import CasePlan
     from app.study_report import StudyReport
-
-# an arm's overrides: generation parameters, and `mode` (outline | free-form) so that a study
-# can compare outline-driven drafts against free-form ones
-PARAM_NAMES = frozenset(f.name for f in fields(GenerationParams)) | {"mode"}
 
 
 def _user(actor: User, role: str) -> str:
@@ -57,35 +58,9 @@ def _user(actor: User, role: str) -> str:
 def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Settings) -> Study:
     """Check the spec against the prompt library and endpoints, then store it (admin only)."""
     name = _user(actor, "admin")
-    _check_arms(spec, settings)
-    _check_cases(spec, settings)
-    return review.create_study(spec, session=session, created_by=name)
-
-
-def arms_identical(spec: StudySpec) -> bool:
-    """True when both arms use the same endpoint and generation settings (an A/A study)."""
-    first, second = spec.arms
-    return first.endpoint == second.endpoint and dict(first.params) == dict(second.params)
-
-
-def _check_arms(spec: StudySpec, settings: Settings) -> None:
-    endpoints = settings.all_endpoints()
-    for arm in spec.arms:
-        if arm.endpoint not in endpoints:
-            known = ", ".join(endpoints)
-            raise ReviewError(
-                f"未知端点「{arm.endpoint}」（可用：{known}）",
-                f"Unknown endpoint '{arm.endpoint}' (known: {known})",
-            )
-        unknown = set(arm.params) - PARAM_NAMES
-        if unknown:
-            bad = ", ".join(sorted(unknown))
-            raise ReviewError(f"未知生成参数：{bad}", f"Unknown generation parameters: {bad}")
-        if arm.params.get("mode", "outline") not in DRAFT_MODES:
-            raise ReviewError(
-                f"起草方式须为 {'、'.join(DRAFT_MODES)}",
-                f"mode must be one of {', '.join(DRAFT_MODES)}",
-            )
+    clean = check_arms(spec, settings)
+    _check_cases(clean, settings)
+    return review.create_study(clean, session=session, created_by=name)
 
 
 def _check_cases(spec: StudySpec, settings: Settings) -> None:
@@ -150,7 +125,8 @@ def generate_items(
     state = GenerationProgress(sum(i.status == "complete" for i in items), len(items), 0, 0)
     if progress:
         progress(state)
-    for item in (i for i in items if i.status != "complete"):
+    real = [i for i in items if i.gold_kind is None and i.status != "complete"]
+    for item in real:
         ok, label = _generate_one(actor.name, study, item, doc_type, session_factory, settings)
         state = replace(
             state,
@@ -161,18 +137,54 @@ def generate_items(
         )
         if progress:
             progress(state)
+    for item in (i for i in items if i.gold_kind is not None and i.status != "complete"):
+        ok, label = _seed_gold_item(study, item, session_factory)
+        state = replace(state, done=state.done + ok, generated=state.generated + ok, current=label)
+        if progress:
+            progress(state)
     return state
 
 
+def _arm_and_label(study: Study, item: StudyItem) -> tuple[Arm, str]:
+    """The item's arm, and "case · arm" for the admin's progress line."""
+    arm = next(a for a in study.arms if a.id == item.arm_id)
+    case = next(c for c in study.cases if c.id == item.case_id)
+    return arm, f"{case.position + 1} · {arm.label}"
+
+
+def _seed_gold_item(
+    study: Study, item: StudyItem, session_factory: sessionmaker[Session]
+) -> tuple[bool, str]:
+    """Derive a gold item from its generated source draft (seeded by the item's id, so a
+    rerun gives the same error); it stays pending while the source is not generated."""
+    from app.gold import seed_gold
+
+    label = _arm_and_label(study, item)[1]
+    with session_factory.begin() as session:
+        source = next(
+            i for i in review.list_items(study.id, session=session) if i.id == item.source_item_id
+        )
+        if source.status != "complete":
+            return False, label
+        seeded = seed_gold(source.text, item.gold_kind or "", item.id)
+        if seeded is None:
+            review.fail_item(item.id, session=session, error="no seedable error in the draft")
+            return False, label
+        config = {
+            **(source.config or {}),
+            "gold": {"kind": seeded.kind, "before": seeded.before, "after": seeded.after},
+        }
+        review.complete_item(
+            item.id,
+            session=session,
+            text=seeded.text,
+            generation_id=source.generation_id,
+            config=config,
+        )
+    return True, label
+
+
 USABLE = ("complete", "truncated")  # statuses whose draft goes to the reviewers
-
-
-def arm_params(defaults: GenerationParams, overrides: Mapping[str, Any]) -> GenerationParams:
-    """The document type's defaults with an arm's overrides (stop sequences as a tuple)."""
-    clean = {k: v for k, v in overrides.items() if k in PARAM_NAMES and k != "mode"}
-    if "stop" in clean:
-        clean["stop"] = tuple(clean["stop"])
-    return replace(defaults, **clean)
 
 
 def _generate_one(
@@ -190,15 +202,14 @@ def _generate_one(
     from app.generation import GenerationOutcome, prepare_draft, record, run_to_end, start_draft
     from app.llm.client import make_client
 
-    arm = next(a for a in study.arms if a.id == item.arm_id)
-    case = next(c for c in study.cases if c.id == item.case_id)
-    label = f"{case.position + 1} · {arm.label}"
+    arm, label = _arm_and_label(study, item)
+    values = next(c for c in study.cases if c.id == item.case_id).values
     endpoint = settings.all_endpoints()[arm.endpoint]
     client = make_client(arm.endpoint, settings)
     try:
         prepared = prepare_draft(
             doc_type,
-            case.values,
+            values,
             prompts_dir=settings.prompts_dir,
             client=client,
             params=arm_params(doc_type.defaults, arm.params),
@@ -218,7 +229,11 @@ def _generate_one(
             try:
                 with session.begin_nested():  # on failure only this step is undone, not the log
                     review.complete_item(
-                        item.id, session=session, text=outcome.text, generation_id=generation_id
+                        item.id,
+                        session=session,
+                        text=outcome.text,
+                        generation_id=generation_id,
+                        config=item_config(arm.params, arm.endpoint, endpoint, outcome),
                     )
             except ReviewError:  # a parallel run finished this item first; its draft stays
                 pass
@@ -250,12 +265,61 @@ def submit_verdict(
     return review_blind.submit_verdict(token, verdict, reviewer=name, session=session)
 
 
+def submit_preference(token: str, choice: str, *, session: Session, actor: User) -> BlindPreference:
+    """Store which draft of the pair holding `token` the reviewer would send to the client
+    (A, B or tie), or a correction of it (preference designs only)."""
+    name = _user(actor, "reviewer")
+    return review_blind.submit_preference(token, choice, reviewer=name, session=session)
+
+
 # ---- admin: progress, unblinding, results --------------------------------------------------
 
 
 def list_studies(*, session: Session, actor: User) -> list[Study]:
     _user(actor, "admin")
     return review.list_studies(session=session)
+
+
+def list_items(study_id: int, *, session: Session, actor: User) -> list[StudyItem]:
+    """Every draft of the study with the configuration that produced it (admin only)."""
+    _user(actor, "admin")
+    return review.list_items(study_id, session=session)
+
+
+def plan(
+    difference: float,
+    *,
+    n_arms: int,
+    n_reviewers: int,
+    session: Session,
+    actor: User,
+    settings: Settings,
+    study_id: int | None = None,
+) -> CasePlan:
+    """Cases needed to detect `difference` (score points) between two arms with 80% power at
+    α = 0.05; for an existing study, with its own arms and reviewers and the observed spread
+    once enough pairs are in."""
+    from app.study_plan import plan_cases
+    from app.study_report import paired_overall
+
+    _user(actor, "admin")
+    observed: list[float] = []
+    if study_id is not None:
+        study = review.get_study(study_id, session=session)
+        verdicts = review.latest_verdicts(study_id, session=session)
+        observed = paired_overall(study, verdicts)
+        n_arms, n_reviewers = len(study.arms), len(study.reviewers)
+    if not 0 < difference <= 10:
+        raise ReviewError(
+            "要检测的差值须在 0 到 10 分之间", "The difference must be 0 to 10 points"
+        )
+    return plan_cases(
+        difference,
+        n_arms=n_arms,
+        n_reviewers=n_reviewers,
+        default_sd=settings.study_plan_sd,
+        observed=observed,
+    )
 
 
 def study_progress(study_id: int, *, session: Session, actor: User) -> StudyProgress:
@@ -290,7 +354,15 @@ def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
             "结果将在所有评审意见提交后解锁", "Results unlock once every verdict is in"
         )
     verdicts = review.latest_verdicts(study_id, session=session)
-    return build_report(study, progress, verdicts, _doc_type_title(study.doc_type))
+    preferences = review.latest_preferences(study_id, session=session)
+    return build_report(
+        study,
+        progress,
+        verdicts,
+        _doc_type_title(study.doc_type),
+        preferences=preferences,
+        settings=get_settings(),
+    )
 
 
 def _doc_type_title(doc_type_id: str) -> Bilingual | None:

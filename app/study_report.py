@@ -1,10 +1,13 @@
 """The unblinded results of a review study, and their CSV and DOCX exports.
 
-Per arm and dimension: the mean with a t-based 95% CI; per dimension: the
-paired difference (arm 1 minus arm 2 on the same case by the same reviewer)
-with a Wilcoxon signed-rank p; hard errors per arm (total, per draft);
-Krippendorff's alpha (interval) per dimension. "overall" is each verdict's
-mean of the three dimensions, the seed's "average score out of 10".
+Per arm and dimension: the mean with a t-based 95% CI; per pair of arms and dimension: the
+paired difference (the earlier arm minus the later on the same case by the same reviewer)
+with a Wilcoxon signed-rank p; hard errors per arm (total, per draft); Krippendorff's alpha
+(interval) per dimension. "overall" is each verdict's mean of the three dimensions, the
+seed's "average score out of 10". Preference designs add a Bradley–Terry ranking of the arms
+(ties half a win each, 95% Wald intervals from the Fisher information); gold items add each
+reviewer's catch rate, flagged below Settings.study_gold_min_catch_rate. Verdicts and
+preferences on gold items count only there, never in the arms' numbers.
 """
 
 from __future__ import annotations
@@ -14,12 +17,24 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from app.domain import Bilingual
 from app.i18n import t
 from audit import review_stats as rs
 from audit.review import scored_drafts
-from audit.review_domain import DIMENSION_LABELS, DIMENSIONS, Study, StudyProgress, Verdict
+from audit.review_design import GOLD_KINDS, arm_pairs
+from audit.review_domain import (
+    DIMENSION_LABELS,
+    DIMENSIONS,
+    Preference,
+    Study,
+    StudyProgress,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 OVERALL = "overall"
 REPORT_DIMENSIONS = (*DIMENSIONS, OVERALL)
@@ -52,8 +67,8 @@ class StudyReport:
     name: str
     doc_type: str
     doc_type_title: Bilingual  # the type's name as the lawyer knows it, not its internal id
-    arms: tuple[str, str]  # labels; paired differences are arms[0] − arms[1]
-    endpoints: tuple[str, str]
+    arms: tuple[str, ...]  # labels, in the study's order
+    endpoints: tuple[str, ...]
     n_cases: int
     reviewers: tuple[str, ...]
     verdicts_in: int
@@ -67,6 +82,10 @@ class StudyReport:
     drafts: tuple[rs.ScoredDraft, ...]
     errors_listed: tuple[Remark, ...]
     comments: tuple[Remark, ...]
+    design: str = "scores"
+    ranking: rs.Ranking | None = None  # preference designs: Bradley–Terry, best first
+    preferences: int = 0  # preferences counted in the ranking
+    catch: tuple[rs.CatchRate, ...] = ()  # gold items: per reviewer
 
 
 def _with_overall(d: rs.ScoredDraft) -> rs.ScoredDraft:
@@ -79,13 +98,76 @@ def build_report(
     progress: StudyProgress,
     verdicts: Sequence[Verdict],
     doc_type_title: Bilingual | None = None,
+    *,
+    preferences: Sequence[Preference] = (),
+    settings: Settings | None = None,
 ) -> StudyReport:
-    """Compute every number of the results page from the latest verdicts. `doc_type_title`
-    names the document type in the report (its id when the type is no longer installed)."""
+    """Compute every number of the results page from the latest verdicts and preferences.
+    `doc_type_title` names the document type in the report (its id when the type is no
+    longer installed); `settings` gives the gold thresholds (defaults when None)."""
+    from app.config import get_settings
+
+    settings = settings or get_settings()
+    gold_score = settings.study_gold_catch_score
     drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
-    arms = (study.arms[0].label, study.arms[1].label)
+    arms = tuple(a.label for a in study.arms)
+    errors, comments = _remarks(study, verdicts)
+    early = study.unblinded_at is not None and not progress.all_verdicts_in
+    return StudyReport(
+        study_id=study.id,
+        name=study.name,
+        doc_type=study.doc_type,
+        doc_type_title=doc_type_title or Bilingual(study.doc_type, study.doc_type),
+        arms=arms,
+        endpoints=tuple(a.endpoint for a in study.arms),
+        n_cases=len(study.cases),
+        reviewers=study.reviewers,
+        verdicts_in=sum(r.done for r in progress.reviewers),
+        verdicts_expected=sum(r.total for r in progress.reviewers),
+        unblinded_by=study.unblinded_by if early else None,
+        unblinded_at=study.unblinded_at if early else None,
+        means=rs.per_arm_means(drafts, arms, REPORT_DIMENSIONS),
+        paired=tuple(
+            p
+            for i, j in arm_pairs(len(arms))
+            for p in rs.paired_differences(drafts, (arms[i], arms[j]), REPORT_DIMENSIONS)
+            if p.diff.n or len(arms) == 2
+        ),
+        hard_errors=tuple(rs.hard_errors(drafts, arms)),
+        agreement=rs.agreement(drafts, REPORT_DIMENSIONS),
+        drafts=tuple(drafts),
+        errors_listed=tuple(errors),
+        comments=tuple(comments),
+        design=study.design,
+        ranking=_ranking(study, preferences) if study.design != "scores" else None,
+        preferences=sum(not p.gold for p in preferences),
+        catch=tuple(
+            rs.catch_rates(_gold(verdicts), gold_score, settings.study_gold_min_catch_rate)
+        ),
+    )
+
+
+def paired_overall(study: Study, verdicts: Sequence[Verdict]) -> list[float]:
+    """The overall score's paired differences so far (earlier arm minus later, per reviewer
+    and case; gold items left out): the observed spread that planning uses."""
+    order = {a.label: a.position for a in study.arms}
+    by_key: dict[tuple[str, str], list[rs.ScoredDraft]] = {}
+    for d in scored_drafts(study, verdicts):
+        by_key.setdefault((d.reviewer, d.case), []).append(_with_overall(d))
+    diffs = []
+    for pair in by_key.values():
+        if len(pair) == 2:
+            first, second = sorted(pair, key=lambda d: order[d.arm])
+            diffs.append(first.scores[OVERALL] - second.scores[OVERALL])
+    return diffs
+
+
+def _remarks(study: Study, verdicts: Sequence[Verdict]) -> tuple[list[Remark], list[Remark]]:
+    """Hard errors and comments on real drafts, attributed to arm, reviewer and case (those
+    on gold items are not the arm's: they count in the catch rates only)."""
     labels = {a.id: a.label for a in study.arms}
     case_no = {c.id: str(c.position + 1) for c in study.cases}
+    verdicts = [v for v in verdicts if v.gold_kind is None]
     errors = [
         Remark(labels[v.arm_id], v.reviewer, case_no[v.case_id], e)
         for v in verdicts
@@ -96,28 +178,31 @@ def build_report(
         for v in verdicts
         if v.comment
     ]
-    early = study.unblinded_at is not None and not progress.all_verdicts_in
-    return StudyReport(
-        study_id=study.id,
-        name=study.name,
-        doc_type=study.doc_type,
-        doc_type_title=doc_type_title or Bilingual(study.doc_type, study.doc_type),
-        arms=arms,
-        endpoints=(study.arms[0].endpoint, study.arms[1].endpoint),
-        n_cases=len(study.cases),
-        reviewers=study.reviewers,
-        verdicts_in=sum(r.done for r in progress.reviewers),
-        verdicts_expected=sum(r.total for r in progress.reviewers),
-        unblinded_by=study.unblinded_by if early else None,
-        unblinded_at=study.unblinded_at if early else None,
-        means=rs.per_arm_means(drafts, arms, REPORT_DIMENSIONS),
-        paired=tuple(rs.paired_differences(drafts, arms, REPORT_DIMENSIONS)),
-        hard_errors=tuple(rs.hard_errors(drafts, arms)),
-        agreement=rs.agreement(drafts, REPORT_DIMENSIONS),
-        drafts=tuple(drafts),
-        errors_listed=tuple(errors),
-        comments=tuple(comments),
-    )
+    return errors, comments
+
+
+def _ranking(study: Study, preferences: Sequence[Preference]) -> rs.Ranking:
+    """Bradley–Terry over the preferences on real pairs (gold pairs left out)."""
+    labels = {a.id: a.label for a in study.arms}
+    score = {"A": 1.0, "B": 0.0, "tie": 0.5}
+    comparisons = [
+        rs.Comparison(labels[p.arm_a], labels[p.arm_b], score[p.choice])
+        for p in preferences
+        if not p.gold
+    ]
+    return rs.bradley_terry(comparisons, [a.label for a in study.arms])
+
+
+def _gold(verdicts: Sequence[Verdict]) -> list[rs.GoldVerdict]:
+    """Verdicts on gold items with the score of the dimension their seeded error harms."""
+    out = []
+    for v in verdicts:
+        if v.gold_kind is None:
+            continue
+        dimension = GOLD_KINDS.get(v.gold_kind)
+        score = v.scores.get(dimension) if dimension else None
+        out.append(rs.GoldVerdict(v.reviewer, score, len(v.hard_errors)))
+    return out
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -132,8 +217,8 @@ def summary_rows(report: StudyReport, lang: str = "zh") -> list[list[str]]:
         for dim in REPORT_DIMENSIONS:
             m = report.means[arm][dim]
             rows.append([means, arm, text(dim, lang), str(m.n), *_ci(m), ""])
-    diff_label = text("diff", lang).format(a=report.arms[0], b=report.arms[1])
     for p in report.paired:
+        diff_label = text("diff", lang).format(a=p.a, b=p.b)
         cells = [paired, diff_label, text(p.dimension, lang), str(p.diff.n), *_ci(p.diff)]
         rows.append([*cells, _num(p.test.p_value, 4)])
     for h in report.hard_errors:
@@ -148,7 +233,37 @@ def summary_rows(report: StudyReport, lang: str = "zh") -> list[list[str]]:
         rows.append(
             [text("agreement", lang), "", text(dim, lang), n_reviewers, _num(alpha), "", "", ""]
         )
-    return rows
+    return rows + ranking_rows(report, lang) + catch_rows(report, lang)
+
+
+def ranking_rows(report: StudyReport, lang: str) -> list[list[str]]:
+    """Bradley–Terry rows: arm, comparisons, log-strength and its 95% interval (empty when
+    the strengths cannot be estimated), best first."""
+    if report.ranking is None:
+        return []
+    section, what = text("ranking", lang), text("strength", lang)
+    return [
+        [section, s.arm, what, str(s.comparisons), _num(s.strength), _num(s.low), _num(s.high), ""]
+        for s in report.ranking.arms
+    ]
+
+
+def catch_rows(report: StudyReport, lang: str) -> list[list[str]]:
+    """Per reviewer: gold items judged, the share of seeded errors caught, flagged or not."""
+    section = text("gold", lang)
+    return [
+        [
+            section,
+            c.reviewer,
+            text("catch_flagged" if c.flagged else "catch_rate", lang),
+            str(c.seeded),
+            _num(c.rate),
+            "",
+            "",
+            "",
+        ]
+        for c in report.catch
+    ]
 
 
 def _ci(m: rs.MeanCI) -> list[str]:
@@ -192,7 +307,7 @@ def report_docx(report: StudyReport, lang: str = "zh") -> bytes:
         + " / ".join(f"{a} ({e})" for a, e in zip(report.arms, report.endpoints, strict=True))
     )
     doc.add_paragraph(summary_line(report, lang))
-    for line in caution_lines(report, lang):
+    for line in [*caution_lines(report, lang), *quality_lines(report, lang)]:
         doc.add_paragraph(line)
     if report.unblinded_at is not None:
         doc.add_paragraph(early_unblinding_line(report, lang))
@@ -232,6 +347,18 @@ def caution_lines(report: StudyReport, lang: str) -> list[str]:
     means = [m for per_dim in report.means.values() for m in per_dim.values()]
     if any(_beyond_scale(m) for m in means):
         lines.append(text("beyond_scale", lang))
+    return lines
+
+
+def quality_lines(report: StudyReport, lang: str) -> list[str]:
+    """Reviewers below the minimum gold catch rate, and a ranking that cannot be estimated."""
+    lines = [
+        text("catch_low", lang).format(reviewer=c.reviewer, caught=c.caught, seeded=c.seeded)
+        for c in report.catch
+        if c.flagged
+    ]
+    if report.ranking is not None and not report.ranking.estimable and report.preferences:
+        lines.append(text("ranking_unbounded", lang))
     return lines
 
 

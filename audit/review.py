@@ -7,18 +7,21 @@ The reviewer side (blinded queue, verdicts) is audit.review_blind.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from audit.models import User
-from audit.review_blind import latest_verdict_rows
+from audit.review_blind import judgement_counts, latest_preference_rows, latest_verdict_rows
+from audit.review_design import GOLD_KINDS, Choice, gold_places, plan_queue, typed_design
 from audit.review_domain import (
     DIMENSIONS,
     Arm,
     ItemStatus,
+    Preference,
     ReviewerProgress,
     ReviewError,
     Study,
@@ -27,7 +30,6 @@ from audit.review_domain import (
     StudyProgress,
     StudySpec,
     Verdict,
-    plan_queue,
     validate_spec,
 )
 from audit.review_models import (
@@ -37,7 +39,6 @@ from audit.review_models import (
     StudyItemRow,
     StudyReviewerRow,
     StudyRow,
-    StudyVerdictRow,
 )
 from audit.review_stats import ScoredDraft
 
@@ -66,7 +67,12 @@ def create_study(spec: StudySpec, *, session: Session, created_by: str) -> Study
     names = [r.strip() for r in spec.reviewers]
     users = _reviewer_users(names, session=session)
     study = StudyRow(
-        name=spec.name.strip(), doc_type=spec.doc_type, created_by=created_by, created_at=_now()
+        name=spec.name.strip(),
+        doc_type=spec.doc_type,
+        created_by=created_by,
+        created_at=_now(),
+        design=spec.design,
+        gold_per_reviewer=spec.gold_per_reviewer,
     )
     session.add(study)
     session.flush()
@@ -95,35 +101,70 @@ def create_study(spec: StudySpec, *, session: Session, created_by: str) -> Study
     }
     session.add_all(items.values())
     session.flush()
-    for user in users:
-        _assign_reviewer(study.id, user, [c.id for c in cases], items, session=session)
+    for index, user in enumerate(users):
+        _assign_reviewer(
+            study, user, index, [c.id for c in cases], len(arms), items, session=session
+        )
     session.flush()
     return get_study(study.id, session=session)
 
 
 def _assign_reviewer(
-    study_id: int,
+    study: StudyRow,
     user: User,
+    index: int,
     case_ids: list[int],
+    n_arms: int,
     items: dict[tuple[int, int], StudyItemRow],
     *,
     session: Session,
 ) -> None:
-    reviewer = StudyReviewerRow(study_id=study_id, user_id=user.id, seed=secrets.randbits(62))
+    """Store one reviewer's queue: the planned pair of arms per case, slots A/B, and gold
+    copies (pending, seeded at generation) in place of the real draft at the gold places."""
+    reviewer = StudyReviewerRow(study_id=study.id, user_id=user.id, seed=secrets.randbits(62))
     session.add(reviewer)
     session.flush()
-    for planned in plan_queue(case_ids, reviewer.seed):
-        slots = ("A", "B") if planned.arm0_is_a else ("B", "A")
-        for arm_position, slot in enumerate(slots):
+    plan = plan_queue(case_ids, reviewer.seed, n_arms=n_arms, reviewer_index=index)
+    gold = dict(gold_places(len(plan), study.gold_per_reviewer, reviewer.seed))
+    kinds = list(GOLD_KINDS)
+    for planned in plan:
+        for slot, arm_position in (("A", planned.arm_a), ("B", planned.arm_b)):
+            item = items[(planned.case_id, arm_position)]
+            if gold.get(planned.position) == slot:
+                kind = kinds[(index + sorted(gold).index(planned.position)) % len(kinds)]
+                item = _gold_copy(item, kind, session=session)
             session.add(
                 StudyAssignmentRow(
                     study_reviewer_id=reviewer.id,
-                    item_id=items[(planned.case_id, arm_position)].id,
+                    item_id=item.id,
                     position=planned.position,
                     slot=slot,
                     token=secrets.token_urlsafe(18),
                 )
             )
+
+
+def _gold_copy(source: StudyItemRow, kind: str, *, session: Session) -> StudyItemRow:
+    """A pending gold item: the source draft with a seeded error of `kind`, made once the
+    source is generated (same case and arm, so it looks like any other draft)."""
+    variant = session.scalar(
+        select(func.max(StudyItemRow.variant)).where(
+            StudyItemRow.case_id == source.case_id, StudyItemRow.arm_id == source.arm_id
+        )
+    )
+    row = StudyItemRow(
+        study_id=source.study_id,
+        case_id=source.case_id,
+        arm_id=source.arm_id,
+        status="pending",
+        output_text="",
+        variant=(variant or 0) + 1,
+        gold_kind=kind,
+        source_item_id=source.id,
+    )
+    session.add(row)
+    session.flush()
+    return row
 
 
 def get_study(study_id: int, *, session: Session) -> Study:
@@ -144,18 +185,19 @@ def get_study(study_id: int, *, session: Session) -> Study:
         .where(StudyReviewerRow.study_id == study_id)
         .order_by(User.name)
     ).all()
-    arm_objs = tuple(Arm(a.id, a.position, a.label, a.endpoint, dict(a.params)) for a in arms)
     return Study(
         id=row.id,
         name=row.name,
         doc_type=row.doc_type,
         created_by=row.created_by,
         created_at=row.created_at,
-        arms=(arm_objs[0], arm_objs[1]),
+        arms=tuple(Arm(a.id, a.position, a.label, a.endpoint, dict(a.params)) for a in arms),
         cases=tuple(StudyCase(c.id, c.position, dict(c.field_values)) for c in cases),
         reviewers=tuple(reviewers),
         unblinded_at=row.unblinded_at,
         unblinded_by=row.unblinded_by,
+        design=typed_design(row.design),
+        gold_per_reviewer=row.gold_per_reviewer,
     )
 
 
@@ -169,7 +211,16 @@ def _item(row: StudyItemRow) -> StudyItem:
     if row.status == "error":
         status = "error"
     return StudyItem(
-        row.id, row.case_id, row.arm_id, status, row.output_text, row.generation_id, row.error
+        row.id,
+        row.case_id,
+        row.arm_id,
+        status,
+        row.output_text,
+        row.generation_id,
+        row.error,
+        config=dict(row.config) if row.config is not None else None,
+        gold_kind=row.gold_kind,
+        source_item_id=row.source_item_id,
     )
 
 
@@ -181,9 +232,15 @@ def list_items(study_id: int, *, session: Session) -> list[StudyItem]:
 
 
 def complete_item(
-    item_id: int, *, session: Session, text: str, generation_id: int | None
+    item_id: int,
+    *,
+    session: Session,
+    text: str,
+    generation_id: int | None,
+    config: Mapping[str, Any] | None = None,
 ) -> StudyItem:
-    """Store a finished draft. A complete item is never overwritten (resume skips it)."""
+    """Store a finished draft with the configuration that produced it. A complete item is
+    never overwritten (resume skips it)."""
     row = session.get(StudyItemRow, item_id)
     if row is None:
         raise ReviewError(f"条目 {item_id} 不存在", f"Item {item_id} does not exist")
@@ -191,6 +248,7 @@ def complete_item(
         raise ReviewError("该条目已生成", "This item has already been generated")
     row.status, row.output_text, row.error = "complete", text, None
     row.generation_id, row.generated_at = generation_id, _now()
+    row.config = dict(config) if config is not None else None
     session.flush()
     return _item(row)
 
@@ -207,7 +265,7 @@ def fail_item(item_id: int, *, session: Session, error: str) -> StudyItem:
 
 
 def study_progress(study_id: int, *, session: Session) -> StudyProgress:
-    """Items generated and, per reviewer, drafts with a verdict out of drafts assigned."""
+    """Items generated and, per reviewer, judgements given out of those the design asks for."""
     counts = dict(
         session.execute(
             select(StudyItemRow.status, func.count())
@@ -215,22 +273,20 @@ def study_progress(study_id: int, *, session: Session) -> StudyProgress:
             .group_by(StudyItemRow.status)
         ).all()
     )
-    judged = select(StudyVerdictRow.assignment_id).distinct().subquery()
-    per_reviewer = session.execute(
-        select(User.name, func.count(StudyAssignmentRow.id), func.count(judged.c.assignment_id))
-        .select_from(StudyReviewerRow)
+    study = session.get(StudyRow, study_id)
+    reviewers = session.execute(
+        select(StudyReviewerRow.id, User.name)
         .join(User, StudyReviewerRow.user_id == User.id)
-        .join(StudyAssignmentRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
-        .outerjoin(judged, judged.c.assignment_id == StudyAssignmentRow.id)
         .where(StudyReviewerRow.study_id == study_id)
-        .group_by(User.name)
         .order_by(User.name)
     ).all()
+    design = study.design if study is not None else "scores"
+    judged = judgement_counts([r for r, _ in reviewers], design, session=session)
     return StudyProgress(
         items_total=sum(counts.values()),
         items_complete=counts.get("complete", 0),
         items_failed=counts.get("error", 0),
-        reviewers=tuple(ReviewerProgress(n, int(d), int(t)) for n, t, d in per_reviewer),
+        reviewers=tuple(ReviewerProgress(name, *judged[r]) for r, name in reviewers),
     )
 
 
@@ -255,8 +311,9 @@ def mark_unblinded(study_id: int, *, session: Session, actor: str, reason: str) 
     return get_study(study_id, session=session)
 
 
-def latest_verdicts(study_id: int, *, session: Session) -> list[Verdict]:
-    """Every draft's current verdict per reviewer, unblinded (admin / report use only)."""
+def _assignment_rows(
+    study_id: int, *, session: Session
+) -> list[tuple[StudyAssignmentRow, StudyItemRow, str]]:
     rows = session.execute(
         select(StudyAssignmentRow, StudyItemRow, User.name)
         .join(StudyItemRow, StudyAssignmentRow.item_id == StudyItemRow.id)
@@ -264,33 +321,61 @@ def latest_verdicts(study_id: int, *, session: Session) -> list[Verdict]:
         .join(User, StudyReviewerRow.user_id == User.id)
         .where(StudyItemRow.study_id == study_id)
     ).all()
+    return [(a, i, n) for a, i, n in rows]
+
+
+def latest_verdicts(study_id: int, *, session: Session) -> list[Verdict]:
+    """Every draft's current verdict per reviewer, unblinded (admin / report use only)."""
+    rows = _assignment_rows(study_id, session=session)
     verdicts = latest_verdict_rows([a.id for a, _, _ in rows], session=session)
-    out = []
+    out = [
+        _verdict(v, item, name)
+        for assignment, item, name in rows
+        if (v := verdicts.get(assignment.id)) is not None
+    ]
+    return sorted(out, key=lambda v: (v.reviewer, v.case_id, v.arm_id, v.gold_kind or ""))
+
+
+def _verdict(v: Any, item: StudyItemRow, name: str) -> Verdict:
+    return Verdict(
+        v.id,
+        name,
+        item.id,
+        item.case_id,
+        item.arm_id,
+        v.revision,
+        v.supersedes_id,
+        {d: int(getattr(v, d)) for d in DIMENSIONS},
+        tuple(v.hard_errors),
+        v.comment,
+        v.created_at,
+        gold_kind=item.gold_kind,
+    )
+
+
+def latest_preferences(study_id: int, *, session: Session) -> list[Preference]:
+    """Every pair's current preference per reviewer, unblinded (admin / report use only)."""
+    rows = _assignment_rows(study_id, session=session)
+    pairs: dict[tuple[int, int], dict[str, tuple[StudyItemRow, str]]] = {}
     for assignment, item, name in rows:
-        v = verdicts.get(assignment.id)
-        if v is None:
+        key = (assignment.study_reviewer_id, assignment.position)
+        pairs.setdefault(key, {})[assignment.slot] = (item, name)
+    chosen = latest_preference_rows(list({r for r, _ in pairs}), session=session)
+    out = []
+    for (reviewer_id, position), slots in sorted(pairs.items()):
+        row = chosen.get((reviewer_id, position))
+        if row is None or len(slots) != 2:
             continue
-        scores = {d: int(getattr(v, d)) for d in DIMENSIONS}
-        out.append(
-            Verdict(
-                v.id,
-                name,
-                item.id,
-                item.case_id,
-                item.arm_id,
-                v.revision,
-                v.supersedes_id,
-                scores,
-                tuple(v.hard_errors),
-                v.comment,
-                v.created_at,
-            )
-        )
-    return sorted(out, key=lambda v: (v.reviewer, v.case_id, v.arm_id))
+        (a, name), (b, _) = slots["A"], slots["B"]
+        choice: Choice = "A" if row.choice == "A" else ("B" if row.choice == "B" else "tie")
+        gold = a.gold_kind is not None or b.gold_kind is not None
+        out.append(Preference(name, a.case_id, a.arm_id, b.arm_id, choice, gold))
+    return out
 
 
 def scored_drafts(study: Study, verdicts: Sequence[Verdict]) -> list[ScoredDraft]:
-    """Verdicts reduced for review_stats: arms keyed by label, cases by their 1-based number."""
+    """Verdicts on real drafts reduced for review_stats: arms keyed by label, cases by their
+    1-based number. Verdicts on gold items are left out (they measure the reviewer)."""
     labels = {a.id: a.label for a in study.arms}
     case_no = {c.id: str(c.position + 1) for c in study.cases}
     return [
@@ -298,4 +383,5 @@ def scored_drafts(study: Study, verdicts: Sequence[Verdict]) -> list[ScoredDraft
             v.reviewer, case_no[v.case_id], labels[v.arm_id], dict(v.scores), len(v.hard_errors)
         )
         for v in verdicts
+        if v.gold_kind is None
     ]

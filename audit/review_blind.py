@@ -20,9 +20,17 @@ from sqlalchemy.orm import Session
 
 from audit.coverage import covers
 from audit.models import User
+from audit.review_design import (
+    CHOICES,
+    Choice,
+    asks_preference,
+    asks_scores,
+    typed_design,
+)
 from audit.review_domain import (
     BlindDraft,
     BlindPair,
+    BlindPreference,
     BlindVerdict,
     NotAssigned,
     ReviewError,
@@ -35,6 +43,7 @@ from audit.review_models import (
     StudyAssignmentRow,
     StudyCaseRow,
     StudyItemRow,
+    StudyPreferenceRow,
     StudyReviewerRow,
     StudyRow,
     StudyVerdictRow,
@@ -81,6 +90,54 @@ def latest_verdict_rows(
     return {r.assignment_id: r for r in rows}
 
 
+def latest_preference_rows(
+    study_reviewer_ids: Sequence[int], *, session: Session
+) -> dict[tuple[int, int], StudyPreferenceRow]:
+    """The newest preference per (study reviewer, queue position)."""
+    if not study_reviewer_ids:
+        return {}
+    rows = session.scalars(
+        select(StudyPreferenceRow)
+        .where(StudyPreferenceRow.study_reviewer_id.in_(study_reviewer_ids))
+        .order_by(StudyPreferenceRow.revision)
+    ).all()
+    return {(r.study_reviewer_id, r.position): r for r in rows}  # the last revision wins
+
+
+def judgement_counts(
+    study_reviewer_ids: Sequence[int], design: str, *, session: Session
+) -> dict[int, tuple[int, int]]:
+    """Per study reviewer: (judgements given, judgements asked). A scored draft and a stated
+    preference for a pair each count one, as far as the study's design asks for them."""
+    out = dict.fromkeys(study_reviewer_ids, (0, 0))
+    if not study_reviewer_ids:
+        return out
+    assignments = session.execute(
+        select(StudyAssignmentRow.id, StudyAssignmentRow.study_reviewer_id).where(
+            StudyAssignmentRow.study_reviewer_id.in_(study_reviewer_ids)
+        )
+    ).all()
+    scored = set(latest_verdict_rows([a for a, _ in assignments], session=session))
+    preferred = set(latest_preference_rows(study_reviewer_ids, session=session))
+    for reviewer in study_reviewer_ids:
+        mine = [a for a, r in assignments if r == reviewer]
+        done = total = 0
+        if asks_scores(design):
+            done, total = sum(a in scored for a in mine), len(mine)
+        if asks_preference(design):
+            total += len(mine) // 2
+            done += sum(r == reviewer for r, _ in preferred)
+        out[reviewer] = (done, total)
+    return out
+
+
+def _blind_preference(row: StudyPreferenceRow | None) -> BlindPreference | None:
+    if row is None:
+        return None
+    choice: Choice = "A" if row.choice == "A" else ("B" if row.choice == "B" else "tie")
+    return BlindPreference(choice, row.revision - 1)
+
+
 def _blind_verdict(row: StudyVerdictRow | None) -> BlindVerdict | None:
     if row is None:
         return None
@@ -109,6 +166,7 @@ def reviewer_queue(study_id: int, reviewer: str, *, session: Session) -> list[Bl
     if any(item.status != "complete" for _, item, _ in rows):
         raise ReviewError("草稿仍在生成中，请稍后再来", "Drafts are still being generated")
     verdicts = latest_verdict_rows([a.id for a, _, _ in rows], session=session)
+    preferences = latest_preference_rows([me.id], session=session)
     total = len(rows) // 2
     pairs = []
     for i in range(0, len(rows), 2):
@@ -127,9 +185,9 @@ def reviewer_queue(study_id: int, reviewer: str, *, session: Session) -> list[Bl
                 _blind_verdict(verdicts.get(b_row.id)),
             ),
         )
-        pairs.append(
-            BlindPair(a_row.position, total, study.doc_type, dict(case.field_values), drafts)
-        )
+        preference = _blind_preference(preferences.get((me.id, a_row.position)))
+        values = dict(case.field_values)
+        pairs.append(BlindPair(a_row.position, total, study.doc_type, values, drafts, preference))
     return pairs
 
 
@@ -196,20 +254,56 @@ def _verdict_row(assignment_id: int, v: VerdictInput, *, session: Session) -> St
 
 def reviewer_studies(reviewer: str, *, session: Session) -> list[ReviewerStudy]:
     """The studies this reviewer is assigned to, newest first, with their own progress."""
-    judged = select(StudyVerdictRow.assignment_id).distinct().subquery()
     rows = session.execute(
-        select(
-            StudyRow.id,
-            StudyRow.doc_type,
-            func.count(StudyAssignmentRow.id),
-            func.count(judged.c.assignment_id),
-        )
+        select(StudyRow.id, StudyRow.doc_type, StudyRow.design, StudyReviewerRow.id)
         .join(StudyReviewerRow, StudyReviewerRow.study_id == StudyRow.id)
         .join(User, StudyReviewerRow.user_id == User.id)
-        .join(StudyAssignmentRow, StudyAssignmentRow.study_reviewer_id == StudyReviewerRow.id)
-        .outerjoin(judged, judged.c.assignment_id == StudyAssignmentRow.id)
         .where(User.name == reviewer)
-        .group_by(StudyRow.id, StudyRow.doc_type)
         .order_by(StudyRow.id.desc())
     ).all()
-    return [ReviewerStudy(i, d, int(done), int(total)) for i, d, total, done in rows]
+    out = []
+    for study_id, doc_type, design, me in rows:
+        done, total = judgement_counts([me], design, session=session)[me]
+        out.append(ReviewerStudy(study_id, doc_type, done, total, typed_design(design)))
+    return out
+
+
+def submit_preference(
+    token: str, choice: str, *, reviewer: str, session: Session
+) -> BlindPreference:
+    """Append the reviewer's preference (A, B or tie) for the pair that holds the draft
+    `token` (either draft's token names the pair); a correction supersedes the previous one."""
+    if choice not in CHOICES:
+        raise ReviewError("请选择 A、B 或“不相上下”", "Choose A, B or a tie")
+    if session.get_bind().dialect.name == "sqlite" and not session.in_transaction():
+        session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
+    assignment = session.get(StudyAssignmentRow, _assignment_for(token, reviewer, session=session))
+    assert assignment is not None  # _assignment_for found it
+    study_design = session.scalar(
+        select(StudyRow.design)
+        .join(StudyReviewerRow, StudyReviewerRow.study_id == StudyRow.id)
+        .where(StudyReviewerRow.id == assignment.study_reviewer_id)
+    )
+    if not asks_preference(study_design or "scores"):
+        raise ReviewError("该研究不收集偏好", "This study does not ask for a preference")
+    key = (assignment.study_reviewer_id, assignment.position)
+    for attempt in range(RETRIES):
+        try:
+            with session.begin_nested():
+                previous = latest_preference_rows([key[0]], session=session).get(key)
+                row = StudyPreferenceRow(
+                    study_reviewer_id=key[0],
+                    position=key[1],
+                    revision=previous.revision + 1 if previous else 1,
+                    supersedes_id=previous.id if previous else None,
+                    choice=choice,
+                    created_at=_now(),
+                )
+                session.add(row)
+            break
+        except IntegrityError:
+            if attempt == RETRIES - 1:
+                raise
+    result = _blind_preference(row)
+    assert result is not None
+    return result

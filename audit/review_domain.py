@@ -9,13 +9,13 @@ the model, timing or token counts. Keep it that way (tests/unit/test_blinding.py
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from audit.domain import Bilingual, BilingualError
+from audit.review_design import DESIGNS, MAX_ARMS, MIN_ARMS, Choice, Design
 
 DIMENSIONS: tuple[str, ...] = ("citation", "structure", "terminology")
 DIMENSION_LABELS: dict[str, Bilingual] = {
@@ -34,7 +34,8 @@ ItemStatus = Literal["pending", "complete", "error"]
 
 @dataclass(frozen=True)
 class ArmSpec:
-    """One arm as an admin defines it: an endpoint, optional parameter overrides, a label."""
+    """One arm as an admin defines it: a label, an endpoint and its drafting configuration
+    (an open, validated set of keys, app.study_arms.ARM_KEYS: mode, temperature, max_tokens…)."""
 
     label: str
     endpoint: str
@@ -46,14 +47,16 @@ class StudySpec:
     name: str
     doc_type: str
     cases: tuple[Mapping[str, str], ...]
-    arms: tuple[ArmSpec, ArmSpec]
+    arms: tuple[ArmSpec, ...]  # 2–6
     reviewers: tuple[str, ...]
+    design: Design = "scores"
+    gold_per_reviewer: int = 0  # drafts with a seeded error in each reviewer's queue
 
 
 @dataclass(frozen=True)
 class Arm:
     id: int
-    position: int  # 0 or 1; paired differences are arm 0 minus arm 1
+    position: int  # 0-based; paired differences are the earlier arm minus the later one
     label: str
     endpoint: str
     params: Mapping[str, Any]
@@ -73,11 +76,13 @@ class Study:
     doc_type: str
     created_by: str
     created_at: datetime
-    arms: tuple[Arm, Arm]
+    arms: tuple[Arm, ...]
     cases: tuple[StudyCase, ...]
     reviewers: tuple[str, ...]
     unblinded_at: datetime | None
     unblinded_by: str | None
+    design: Design = "scores"
+    gold_per_reviewer: int = 0
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,11 @@ class StudyItem:
     text: str
     generation_id: int | None
     error: str | None
+    # what produced the draft, as generated (endpoint, mode, temperature, max tokens, the
+    # speculation the endpoint reported); later edits of the arm or endpoint cannot change it
+    config: Mapping[str, Any] | None = None
+    gold_kind: str | None = None  # a seeded-error copy of item `source_item_id`
+    source_item_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -126,13 +136,26 @@ class Verdict:
     hard_errors: tuple[str, ...]
     comment: str
     created_at: datetime
+    gold_kind: str | None = None  # a verdict on a gold item: counts for catch rates only
+
+
+@dataclass(frozen=True)
+class Preference:
+    """A reviewer's latest answer to "which would you send to the client?" (admin side)."""
+
+    reviewer: str
+    case_id: int
+    arm_a: int  # arm ids as shown in slots A and B
+    arm_b: int
+    choice: Choice
+    gold: bool  # one of the two drafts was a gold item: left out of the ranking
 
 
 @dataclass(frozen=True)
 class ReviewerProgress:
     reviewer: str
-    done: int  # drafts with a verdict
-    total: int  # drafts assigned
+    done: int  # judgements given: a verdict per draft and/or a preference per pair
+    total: int  # judgements asked for by the study's design
 
 
 @dataclass(frozen=True)
@@ -167,6 +190,14 @@ class BlindVerdict:
 
 
 @dataclass(frozen=True)
+class BlindPreference:
+    """The reviewer's own latest preference for a pair: A, B or a tie."""
+
+    choice: Choice
+    corrections: int
+
+
+@dataclass(frozen=True)
 class BlindDraft:
     slot: Slot
     token: str  # opaque, random, per reviewer; mapped to the item server-side
@@ -183,36 +214,10 @@ class BlindPair:
     doc_type: str
     values: Mapping[str, str]
     drafts: tuple[BlindDraft, BlindDraft]  # always (A, B)
+    preference: BlindPreference | None = None
 
 
-# ---- the blinding plan (pure) ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlannedPair:
-    """One entry of a reviewer's queue: which case, where, and which arm is shown as A."""
-
-    case_id: int
-    position: int
-    arm0_is_a: bool
-
-
-def plan_queue(case_ids: Sequence[int], seed: int) -> list[PlannedPair]:
-    """A reviewer's own shuffled case order and balanced A/B assignment.
-
-    The A/B flags are a shuffled list with exactly half True (the odd one out,
-    if any, decided by the same seeded generator), so each arm is shown as A in
-    ⌊n/2⌋ or ⌈n/2⌉ of the pairs. Deterministic given the seed, which is stored.
-    """
-    rng = random.Random(seed)
-    order = list(case_ids)
-    rng.shuffle(order)
-    n = len(order)
-    flags = [True] * (n // 2) + [False] * (n // 2)
-    if n % 2:
-        flags.append(rng.random() < 0.5)
-    rng.shuffle(flags)
-    return [PlannedPair(c, i + 1, f) for i, (c, f) in enumerate(zip(order, flags, strict=True))]
+# ---- pure helpers --------------------------------------------------------------------------
 
 
 def present_text(text: str) -> str:
@@ -256,11 +261,23 @@ def validate_spec(spec: StudySpec) -> None:
     """Reject a study that could not be run or analysed, with a bilingual reason."""
     if not spec.name.strip():
         raise ReviewError("研究名称不能为空", "The study needs a name")
-    if len(spec.arms) != 2:
-        raise ReviewError("研究必须恰好有两个对照组", "A study has exactly two arms")
+    if not MIN_ARMS <= len(spec.arms) <= MAX_ARMS:
+        raise ReviewError(
+            f"研究需要 {MIN_ARMS}–{MAX_ARMS} 个对照组（收到 {len(spec.arms)}）",
+            f"A study has {MIN_ARMS} to {MAX_ARMS} arms (got {len(spec.arms)})",
+        )
     labels = [a.label.strip() for a in spec.arms]
-    if not all(labels) or labels[0] == labels[1]:
-        raise ReviewError("两个对照组需要各自不同的名称", "The two arms need distinct labels")
+    if not all(labels) or len(set(labels)) != len(labels):
+        raise ReviewError("每个对照组需要各自不同的名称", "Each arm needs its own distinct label")
+    if spec.design not in DESIGNS:
+        raise ReviewError(
+            f"研究设计须为 {'、'.join(DESIGNS)}", f"design must be one of {', '.join(DESIGNS)}"
+        )
+    if not 0 <= spec.gold_per_reviewer <= len(spec.cases) // 2:
+        raise ReviewError(
+            f"每位评审人的金标准条目数须在 0 到案例数的一半（{len(spec.cases) // 2}）之间",
+            f"Gold items per reviewer must be 0 to half the cases ({len(spec.cases) // 2})",
+        )
     if not all(a.endpoint.strip() for a in spec.arms):
         raise ReviewError("每个对照组都需要指定端点", "Each arm needs an endpoint")
     if not spec.cases:
@@ -280,5 +297,6 @@ class ReviewerStudy:
 
     id: int
     doc_type: str
-    done: int  # drafts this reviewer has judged
-    total: int  # drafts assigned to this reviewer
+    done: int  # judgements this reviewer has given
+    total: int  # judgements asked of this reviewer
+    design: Design = "scores"

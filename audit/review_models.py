@@ -39,6 +39,8 @@ class StudyRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     unblinded_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     unblinded_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    design: Mapped[str] = mapped_column(String(16), default="scores", server_default="scores")
+    gold_per_reviewer: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class StudyArmRow(Base):
@@ -64,8 +66,13 @@ class StudyCaseRow(Base):
 
 
 class StudyItemRow(Base):
+    """A draft: one case by one arm (variant 0), or a gold item: a seeded-error copy of that
+    draft (gold_kind set, variant 1, 2, … — one per gold place in a reviewer's queue)."""
+
     __tablename__ = "study_items"
-    __table_args__ = (UniqueConstraint("case_id", "arm_id", name="uq_study_items_case_arm"),)
+    __table_args__ = (
+        UniqueConstraint("case_id", "arm_id", "variant", name="uq_study_items_case_arm_variant"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     study_id: Mapped[int] = mapped_column(ForeignKey("studies.id"), index=True)
@@ -76,6 +83,10 @@ class StudyItemRow(Base):
     generation_id: Mapped[int | None] = mapped_column(ForeignKey("generations.id"), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     generated_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    config: Mapped[Any] = mapped_column(JSON, nullable=True)  # the arm as it generated this
+    variant: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    gold_kind: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    source_item_id: Mapped[int | None] = mapped_column(ForeignKey("study_items.id"), nullable=True)
 
 
 class StudyReviewerRow(Base):
@@ -120,4 +131,26 @@ class StudyVerdictRow(Base):
     hard_error_count: Mapped[int] = mapped_column(Integer)
     hard_errors: Mapped[Any] = mapped_column(JSON)
     comment: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class StudyPreferenceRow(Base):
+    """A reviewer's answer to "which would you send to the client?" for one pair of their
+    queue (A, B or tie). Append-only like verdicts: a correction is the next revision."""
+
+    __tablename__ = "study_preferences"
+    __table_args__ = (
+        UniqueConstraint(
+            "study_reviewer_id", "position", "revision", name="uq_study_preferences_revision"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    study_reviewer_id: Mapped[int] = mapped_column(ForeignKey("study_reviewers.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)  # the pair's place in the reviewer's queue
+    revision: Mapped[int] = mapped_column(Integer)
+    supersedes_id: Mapped[int | None] = mapped_column(
+        ForeignKey("study_preferences.id"), nullable=True, unique=True
+    )
+    choice: Mapped[str] = mapped_column(String(3))  # "A" | "B" | "tie"
     created_at: Mapped[datetime] = mapped_column(DateTime)

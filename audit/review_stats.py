@@ -2,9 +2,10 @@
 
 Means with t-based confidence intervals, the Wilcoxon signed-rank test on paired
 scores (exact conditional distribution, so tied integer scores are handled
-correctly), and Krippendorff's alpha with the interval metric, missing ratings
-allowed. Only numpy and scipy's t quantile are used; the tests compare every
-number against scipy and the `krippendorff` package.
+correctly), Krippendorff's alpha with the interval metric, missing ratings
+allowed, a Bradley–Terry ranking of pairwise preferences, and reviewers' catch
+rates on gold items (planning a study's size is audit.review_power). Only numpy and scipy's distributions are used; the tests
+compare every number against scipy, the `krippendorff` package or a closed form.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 from scipy.stats import t as student_t
 
 
@@ -150,11 +152,13 @@ class ScoredDraft:
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """Arm-0 minus arm-1 scores on the same case by the same reviewer."""
+    """Arm `a` minus arm `b` scores on the same case by the same reviewer."""
 
     dimension: str
     diff: MeanCI
     test: SignedRank
+    a: str = ""
+    b: str = ""
 
 
 @dataclass(frozen=True)
@@ -195,7 +199,7 @@ def paired_differences(
         diffs = [
             a.scores[dim] - b.scores[dim] for a, b in pairs if dim in a.scores and dim in b.scores
         ]
-        result.append(PairedDifference(dim, mean_ci(diffs), wilcoxon_signed_rank(diffs)))
+        result.append(PairedDifference(dim, mean_ci(diffs), wilcoxon_signed_rank(diffs), *arms))
     return result
 
 
@@ -224,4 +228,167 @@ def agreement(drafts: Sequence[ScoredDraft], dimensions: Sequence[str]) -> dict[
             if dim in d.scores:
                 matrix[r_index[d.reviewer], u_index[(d.case, d.arm)]] = d.scores[dim]
         out[dim] = krippendorff_alpha_interval(matrix) if units else None
+    return out
+
+
+# ---- pairwise preferences: Bradley–Terry -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One preference between two arms: `score` is 1 when `a` was preferred, 0 when `b` was,
+    0.5 for a tie."""
+
+    a: str
+    b: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Strength:
+    """An arm's Bradley–Terry log-strength (centred: the arms' strengths sum to 0) with its
+    Wald interval from the Fisher information; None when it cannot be estimated."""
+
+    arm: str
+    comparisons: int
+    wins: float  # ties count half a win for each side
+    strength: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Arms best first. `estimable` is False when some arm won (or lost) every comparison it
+    took part in against the rest (Ford's condition fails: the maximum-likelihood strengths
+    are unbounded); the arms are then ordered by their share of wins and carry no strength."""
+
+    arms: tuple[Strength, ...]
+    estimable: bool
+
+
+def _win_matrix(comparisons: Sequence[Comparison], arms: Sequence[str]) -> np.ndarray:
+    index = {a: i for i, a in enumerate(arms)}
+    wins = np.zeros((len(arms), len(arms)))
+    for c in comparisons:
+        i, j = index[c.a], index[c.b]
+        wins[i, j] += c.score
+        wins[j, i] += 1 - c.score
+    return wins
+
+
+def _strongly_connected(wins: np.ndarray) -> bool:
+    """Every arm reaches every other through "won at least once against" edges (Ford 1957)."""
+    n = wins.shape[0]
+    for matrix in (wins, wins.T):
+        seen, todo = {0}, [0]
+        while todo:
+            i = todo.pop()
+            for j in np.nonzero(matrix[i] > 0)[0]:
+                if int(j) not in seen:
+                    seen.add(int(j))
+                    todo.append(int(j))
+        if len(seen) < n:
+            return False
+    return True
+
+
+def _mm_strengths(total_wins: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Hunter's MM iteration p_i ← W_i / Σ_j n_ij / (p_i + p_j), geometric mean fixed at 1."""
+    p = np.ones(total_wins.size)
+    for _ in range(10_000):
+        new = total_wins / (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new /= math.exp(float(np.log(new).mean()))
+        converged = float(np.max(np.abs(new - p))) < 1e-12
+        p = new
+        if converged:
+            break
+    return p
+
+
+def bradley_terry(
+    comparisons: Sequence[Comparison], arms: Sequence[str], confidence: float = 0.95
+) -> Ranking:
+    """Bradley–Terry strengths of `arms` from pairwise preferences, best first.
+
+    Ties count as half a win for each arm (not Davidson's tie model). The maximum-likelihood
+    strengths come from Hunter's (2004) MM iteration; the interval is θ ± z·se with se from
+    the pseudo-inverse of the Fisher information (the strengths are centred to sum to 0).
+    """
+    wins = _win_matrix(comparisons, arms)
+    games = wins + wins.T
+    total_wins = wins.sum(axis=1)
+    played = games.sum(axis=1)
+    counted = [int(round(p)) for p in played]
+    if len(arms) < 2 or not _strongly_connected(wins):
+        share = [w / p if p else 0.0 for w, p in zip(total_wins, played, strict=True)]
+        order = sorted(range(len(arms)), key=lambda i: -share[i])
+        return Ranking(
+            tuple(
+                Strength(arms[i], counted[i], float(total_wins[i]), None, None, None) for i in order
+            ),
+            False,
+        )
+    p = _mm_strengths(total_wins, games)
+    theta = np.log(p)
+    q = p[:, None] / (p[:, None] + p[None, :])
+    v = games * q * q.T
+    information = np.diag(v.sum(axis=1)) - v
+    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(information)), 0, None))
+    z = float(norm.ppf(0.5 + confidence / 2))
+    order = sorted(range(len(arms)), key=lambda i: -theta[i])
+    return Ranking(
+        tuple(
+            Strength(
+                arms[i],
+                counted[i],
+                float(total_wins[i]),
+                float(theta[i]),
+                float(theta[i] - z * se[i]),
+                float(theta[i] + z * se[i]),
+            )
+            for i in order
+        ),
+        True,
+    )
+
+
+# ---- gold items: did the reviewer catch the seeded error? -----------------------------------
+
+
+@dataclass(frozen=True)
+class GoldVerdict:
+    """A reviewer's verdict on a gold item, reduced: the score of the dimension the seeded
+    error harms (None when no dimension covers it) and the hard errors they reported."""
+
+    reviewer: str
+    score: float | None
+    hard_errors: int
+
+
+@dataclass(frozen=True)
+class CatchRate:
+    reviewer: str
+    seeded: int
+    caught: int
+    rate: float
+    flagged: bool  # below the firm's minimum catch rate
+
+
+def caught(v: GoldVerdict, score_at_most: float) -> bool:
+    """A seeded error is caught when the reviewer reports at least one hard error on the draft
+    or scores the harmed dimension at or below `score_at_most`."""
+    return v.hard_errors > 0 or (v.score is not None and v.score <= score_at_most)
+
+
+def catch_rates(
+    verdicts: Sequence[GoldVerdict], score_at_most: float, min_rate: float
+) -> list[CatchRate]:
+    """Per reviewer (by name): gold items judged, seeded errors caught, rate, flagged."""
+    out = []
+    for reviewer in sorted({v.reviewer for v in verdicts}):
+        mine = [v for v in verdicts if v.reviewer == reviewer]
+        hits = sum(caught(v, score_at_most) for v in mine)
+        rate = hits / len(mine)
+        out.append(CatchRate(reviewer, len(mine), hits, rate, rate < min_rate))
     return out

@@ -1,6 +1,7 @@
 """`lexspec study ...`: blind review studies from the command line (admin work).
 
-create  — from a YAML file (name, doc_type, arms, cases, reviewers)
+create  — from a YAML file (name, doc_type, design, gold_per_reviewer, arms, cases, reviewers)
+plan    — how many cases a design needs (80% power, α = 0.05), before or during a study
 generate — every draft for both arms with a progress bar; run it again to resume
 progress — verdicts in per reviewer
 unblind — open the results early (needs --reason; written to the audit log)
@@ -20,12 +21,20 @@ from app.i18n import cli_text
 
 SPEC_EXAMPLE = """name: n-gram vs plain
 doc_type: clause-continuation
+design: both            # scores | preference | both
+gold_per_reviewer: 0    # drafts with a seeded error per reviewer (at most half the cases)
+# 2–6 arms, each a drafting configuration (keys: mode, temperature, max_tokens, top_p, seed,
+# stop); speculation is recorded from each generation as the endpoint reports it
 arms:
-  - {label: speculative, endpoint: embedded, params: {temperature: 0}}
-  - {label: plain, endpoint: plain, params: {temperature: 0}}
+  - {label: speculative, endpoint: embedded, params: {mode: outline, temperature: 0}}
+  - {label: free-form, endpoint: embedded, params: {mode: free-form, temperature: 0}}
+  - {label: plain, endpoint: plain, params: {mode: outline, temperature: 0}}
 reviewers: [li, wang, zhao]
 cases:
   - {clause: "...", contract_type: 数据处理协议, party_role: 甲方}
+# or, instead of cases, the firm's saved revisions (History) as the cases and a first arm:
+# revisions: [12, 15]
+# revision_label: 律所定稿
 """
 
 
@@ -41,6 +50,15 @@ def register(sub: Any) -> None:
 
     create = command("create", cli_text("cli.study.create.help"), cmd_create)
     create.add_argument("spec", type=Path, help="YAML:\n" + SPEC_EXAMPLE)
+    plan = study_sub.add_parser("plan", help=cli_text("cli.study.plan.help"))
+    plan.add_argument(
+        "--difference", type=float, default=1.0, help=cli_text("cli.study.plan.difference")
+    )
+    plan.add_argument("--arms", type=int, default=2)
+    plan.add_argument("--reviewers", type=int, default=3)
+    plan.add_argument("--study", type=int, default=None, help=cli_text("cli.study.plan.study"))
+    plan.add_argument("--as", dest="actor", default=None, help=cli_text("cli.study.as"))
+    plan.set_defaults(func=_guarded(cmd_plan))
     for name, help_text, handler in (
         ("generate", cli_text("cli.study.generate.help"), cmd_generate),
         ("progress", cli_text("cli.study.progress.help"), cmd_progress),
@@ -106,9 +124,11 @@ def load_spec(path: Path) -> Any:
             ArmSpec(str(a["label"]), str(a["endpoint"]), dict(a.get("params") or {}))
             for a in data["arms"]
         )
-        cases = tuple({str(k): str(v) for k, v in case.items()} for case in data["cases"])
+        cases = tuple({str(k): str(v) for k, v in c.items()} for c in data.get("cases") or ())
         reviewers = tuple(str(r) for r in data["reviewers"])
-        return StudySpec(str(data["name"]), str(data["doc_type"]), cases, arms, reviewers)  # type: ignore[arg-type]
+        design, gold = str(data.get("design", "scores")), int(data.get("gold_per_reviewer", 0))
+        name, doc_type = str(data["name"]), str(data["doc_type"])
+        return StudySpec(name, doc_type, cases, arms, reviewers, design, gold)  # type: ignore[arg-type]
     except (yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError) as exc:
         raise ReviewError(
             f"研究定义文件格式有误（{path}）：{exc!r}；示例：\n{SPEC_EXAMPLE}",
@@ -116,18 +136,89 @@ def load_spec(path: Path) -> Any:
         ) from exc
 
 
+def _revisions(path: Path) -> tuple[list[int], str] | None:
+    """`revisions: [ids]` and `revision_label:` of a study built from saved revisions."""
+    import yaml
+
+    from audit.review_domain import ReviewError
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not data.get("revisions"):
+        return None
+    try:
+        return [int(r) for r in data["revisions"]], str(data.get("revision_label") or "saved")
+    except (TypeError, ValueError) as exc:
+        raise ReviewError(
+            f"revisions 须为修订编号列表（{exc}）",
+            f"revisions must be a list of revision ids ({exc})",
+        ) from exc
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     from app import studies
     from app.config import get_settings
     from app.database import session_scope
+    from app.study_revisions import create_from_revisions
 
     spec = load_spec(args.spec)
+    from_revisions = _revisions(args.spec)
     with session_scope() as session:
-        study = studies.create_study(
-            spec, session=session, settings=get_settings(), actor=_actor(args, session)
-        )
+        actor, settings = _actor(args, session), get_settings()
+        if from_revisions is None:
+            study = studies.create_study(spec, session=session, settings=settings, actor=actor)
+        else:
+            ids, label = from_revisions
+            study = create_from_revisions(
+                ids, spec, label=label, session=session, actor=actor, settings=settings
+            )
     print(cli_text("cli.study.created", id=study.id, name=study.name))
-    print("  " + cli_text("cli.study.to_generate", cases=len(study.cases), n=2 * len(study.cases)))
+    n = len(study.cases) * len(study.arms)
+    print(
+        "  " + cli_text("cli.study.to_generate", cases=len(study.cases), arms=len(study.arms), n=n)
+    )
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Cases needed for a design (--arms, --reviewers, the default spread); with --study ID
+    (and --as an admin), that study's arms and reviewers and the spread observed so far."""
+    from app import studies
+    from app.config import get_settings
+    from app.i18n import both
+    from app.study_plan import plan_cases
+
+    settings = get_settings()
+    if args.study is None:
+        plan = plan_cases(
+            args.difference,
+            n_arms=args.arms,
+            n_reviewers=args.reviewers,
+            default_sd=settings.study_plan_sd,
+        )
+    else:
+        from app.database import session_scope
+
+        with session_scope() as session:
+            plan = studies.plan(
+                args.difference,
+                n_arms=args.arms,
+                n_reviewers=args.reviewers,
+                study_id=args.study,
+                session=session,
+                settings=settings,
+                actor=_actor(args, session),
+            )
+    source = both(f"studies.plan_sd_{plan.sd_source}")
+    print(
+        cli_text(
+            "studies.plan_result",
+            cases=plan.cases_needed,
+            pairs=plan.pairs_needed,
+            difference=f"{plan.difference:g}",
+            sd=f"{plan.sd:.2f}",
+            source=source,
+        )
+    )
     return 0
 
 

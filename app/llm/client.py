@@ -63,7 +63,7 @@ class ChatStream:
         self._first_text = ""
         self._chunks_with_text = 0
         self._usage: tuple[int | None, int | None] = (None, None)
-        self._spec: tuple[int | None, int | None] = (None, None)
+        self._spec: tuple[int | None, int | None, str | None] = (None, None, None)
 
     @property
     def text(self) -> str:
@@ -160,6 +160,7 @@ class ChatStream:
             completion_tokens=completion,
             draft_tokens=self._spec[0],
             accepted_tokens=self._spec[1],
+            spec_method=self._spec[2],
             decode_tokens=decode_tokens,
             decode_s=decode_s,
             tokens_estimated=estimated,
@@ -180,7 +181,7 @@ class ChatStream:
                 close()
 
 
-def _spec_decode(chunk: Any) -> tuple[int | None, int | None] | None:
+def _spec_decode(chunk: Any) -> tuple[int | None, int | None, str | None] | None:
     """`spec_decode` from the final chunk (top level, or inside usage), if the server sends it."""
     for holder in (chunk, getattr(chunk, "usage", None)):
         extra = getattr(holder, "model_extra", None) or {}
@@ -188,7 +189,12 @@ def _spec_decode(chunk: Any) -> tuple[int | None, int | None] | None:
         if spec is None and isinstance(holder, Mapping):
             spec = holder.get("spec_decode")
         if isinstance(spec, Mapping):
-            return _opt_int(spec.get("draft_tokens")), _opt_int(spec.get("accepted_tokens"))
+            method = spec.get("method")
+            return (
+                _opt_int(spec.get("draft_tokens")),
+                _opt_int(spec.get("accepted_tokens")),
+                method if isinstance(method, str) else None,
+            )
     return None
 
 

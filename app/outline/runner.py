@@ -41,6 +41,7 @@ def combine_stats(
         completion_tokens=sum(p.stats.completion_tokens for p in parts),
         draft_tokens=total("draft_tokens"),
         accepted_tokens=total("accepted_tokens"),
+        spec_method=next((p.stats.spec_method for p in parts if p.stats.spec_method), None),
         decode_tokens=total("decode_tokens"),
         decode_s=sum(decode_s) if decode_s else None,
         tokens_estimated=any(p.stats.tokens_estimated for p in parts),

@@ -2,7 +2,7 @@
 
 A reviewer drafts nothing, so their History is their own scoring record: study, case (in
 their own shuffled order), draft A or B, the three scores, hard errors, comment and how many
-times they corrected it. It is built from the same blind queue as the Review page, so it
+times they corrected it, and the draft they would send to the client where the study asks. It is built from the same blind queue as the Review page, so it
 carries nothing that names an arm, a model, an endpoint or a timing.
 """
 
@@ -32,7 +32,20 @@ def _rows(reviewer: User) -> list[dict[str, object]]:
                 for draft in pair.drafts:
                     if draft.verdict is not None:
                         rows.append(_row(study_label(study), pair, draft.slot, draft.verdict))
+                if pair.preference is not None:
+                    rows.append(_preference_row(study_label(study), pair))
     return rows
+
+
+def _preference_row(study: str, pair: BlindPair) -> dict[str, object]:
+    assert pair.preference is not None
+    return {
+        tr("my_reviews.col_study"): study,
+        tr("my_reviews.col_case"): f"{pair.position} / {pair.total}",
+        tr("my_reviews.col_draft"): "A / B",
+        tr("my_reviews.col_preference"): tr(f"review.choice_{pair.preference.choice}"),
+        tr("my_reviews.col_corrections"): pair.preference.corrections,
+    }
 
 
 def _row(study: str, pair: BlindPair, slot: str, verdict: BlindVerdict) -> dict[str, object]:

@@ -1,6 +1,7 @@
 """Results page (admin): per arm and dimension mean ± 95% CI, paired differences with the
-Wilcoxon p, hard errors, Krippendorff's alpha, a chart, CSV and DOCX downloads. Locked
-until every verdict is in (or an admin unblinded early)."""
+Wilcoxon p, hard errors, Krippendorff's alpha, a chart, and beside it the Bradley–Terry
+ranking of a preference design; gold catch rates per reviewer (flagged below the threshold);
+CSV and DOCX downloads. Locked until every verdict is in (or an admin unblinded early)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,8 @@ def _report(report: StudyReport) -> None:
     from app.study_report import (
         caution_lines,
         early_unblinding_line,
+        quality_lines,
+        ranking_rows,
         report_csv,
         report_docx,
         summary_header,
@@ -77,16 +80,23 @@ def _report(report: StudyReport) -> None:
 
     ui_lang = lang()
     st.caption(summary_line(report, ui_lang))
-    for line in caution_lines(report, ui_lang):
+    for line in [*caution_lines(report, ui_lang), *quality_lines(report, ui_lang)]:
         st.warning(line)
     if report.unblinded_at is not None:
         st.warning(early_unblinding_line(report, ui_lang))
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
     st.dataframe(table, hide_index=True, width="stretch")
     chart = results_chart(report, ui_lang)
+    ranking = ranking_rows(report, ui_lang)
+    left, right = st.columns([3, 2]) if ranking else (st.container(), None)
     if chart is not None:
-        st.markdown(f"**{tr('results.chart')}**")
-        st.altair_chart(chart, width="stretch")
+        left.markdown(f"**{tr('results.chart')}**")
+        left.altair_chart(chart, width="stretch")
+    if right is not None:
+        right.markdown(f"**{tr('results.ranking')}**")
+        columns = [summary_header(ui_lang)[i] for i in (1, 3, 4, 5, 6)]
+        rows = [[r[i] for i in (1, 3, 4, 5, 6)] for r in ranking]
+        right.dataframe(pd.DataFrame(rows, columns=columns), hide_index=True)
     cols = st.columns(2)
     stem = f"study-{report.study_id}"
     cols[0].download_button(

@@ -1,5 +1,7 @@
 """Blind review page (reviewer): the reviewer's own queue, drafts A and B shown identically,
-one scoring form per draft. Nothing on this page names the arm, model, endpoint or timing."""
+one scoring form per draft and/or, in a preference design, "which would you send to the
+client?" (A / B / tie) per pair. Nothing on this page names the arm, model, endpoint or
+timing."""
 
 from __future__ import annotations
 
@@ -57,7 +59,42 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
     st.rerun()
 
 
-def _pair(study_id: int, pair: BlindPair, reviewer: User) -> None:
+def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
+    from app import studies
+    from audit.review_design import CHOICES
+
+    previous = pair.preference
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
+    if previous is not None:
+        st.caption(tr("review.preference_already", n=previous.corrections))
+    with st.form(f"preference.{study_id}.{pair.position}"):
+        choice = st.radio(
+            tr("review.preference"),
+            CHOICES,
+            index=CHOICES.index(previous.choice) if previous else None,
+            format_func=lambda c: t(f"review.choice_{c}", ui_lang),
+            horizontal=True,
+            key=f"preference.choice.{study_id}.{pair.position}",
+        )
+        submitted = st.form_submit_button(tr("review.preference_submit"), type="primary")
+    if not submitted:
+        return
+    if choice is None:
+        st.warning(tr("review.preference_missing"))
+        return
+    try:
+        with db_session() as session:
+            studies.submit_preference(pair.drafts[0].token, choice, session=session, actor=reviewer)
+    except Exception as exc:
+        st.error(tr("review.failed", detail=describe(exc).text(lang())))
+        return
+    st.session_state["review.flash"] = tr("review.preference_saved")
+    st.rerun()
+
+
+def _pair(study_id: int, pair: BlindPair, reviewer: User, design: str) -> None:
+    from audit.review_design import asks_preference, asks_scores
+
     st.subheader(tr("review.case", position=pair.position, total=pair.total))
     doc_type = library().types.get(pair.doc_type)
     with st.expander(tr("review.inputs")):
@@ -69,7 +106,18 @@ def _pair(study_id: int, pair: BlindPair, reviewer: User) -> None:
         with column:
             st.markdown(f"### {tr('review.draft', slot=draft.slot)}")
             st.html(highlight_html(draft.text, ()))
-            _verdict_form(study_id, pair, draft, reviewer)
+            if asks_scores(design):
+                _verdict_form(study_id, pair, draft, reviewer)
+    if asks_preference(design):
+        _preference_form(study_id, pair, reviewer)
+
+
+def _open(pair: BlindPair, design: str) -> bool:
+    """Does this pair still wait for a judgement the design asks for?"""
+    from audit.review_design import asks_preference, asks_scores
+
+    unscored = asks_scores(design) and any(d.verdict is None for d in pair.drafts)
+    return unscored or (asks_preference(design) and pair.preference is None)
 
 
 def study_label(study: ReviewerStudy) -> str:
@@ -79,7 +127,7 @@ def study_label(study: ReviewerStudy) -> str:
     return tr("review.study_label", number=study.id, type=kind)
 
 
-def _load(reviewer: User) -> tuple[list[ReviewerStudy], int, list[BlindPair]] | None:
+def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
     from app import studies
 
@@ -92,7 +140,7 @@ def _load(reviewer: User) -> tuple[list[ReviewerStudy], int, list[BlindPair]] | 
             tr("studies.pick"), list(names), format_func=names.__getitem__, key="review.study"
         )
         queue = studies.reviewer_queue(chosen, session=session, actor=reviewer)
-        return mine, chosen, queue
+        return next(s for s in mine if s.id == chosen), queue
 
 
 def render() -> None:
@@ -107,14 +155,14 @@ def render() -> None:
     except Exception as exc:
         st.error(tr("review.load_failed", detail=describe(exc).text(lang())))
         return
-    if loaded is None or not loaded[2]:
+    if loaded is None or not loaded[1]:
         st.info(tr("review.empty"))
         return
-    _, study_id, queue = loaded
-    drafts = [d for pair in queue for d in pair.drafts]
-    done = sum(1 for d in drafts if d.verdict is not None)
-    st.progress(done / len(drafts), text=tr("review.progress", done=done, total=len(drafts)))
-    first_open = next((p.position for p in queue if any(d.verdict is None for d in p.drafts)), 1)
+    study, queue = loaded
+    study_id, design, done = study.id, study.design, study.done
+    key = "review.progress" if design == "scores" else "review.progress_judgements"
+    st.progress(done / max(1, study.total), text=tr(key, done=done, total=study.total))
+    first_open = next((p.position for p in queue if _open(p, design)), 1)
     positions = [p.position for p in queue]
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     position = st.selectbox(
@@ -124,4 +172,4 @@ def render() -> None:
         format_func=lambda p: t("review.case", ui_lang, position=p, total=len(queue)),
         key=f"review.case.{study_id}.{done}",
     )
-    _pair(study_id, next(p for p in queue if p.position == position), user)
+    _pair(study_id, next(p for p in queue if p.position == position), user, design)

@@ -1,5 +1,7 @@
-"""Studies page (admin): create a blind review study, generate its drafts with progress
-(resumable), watch each reviewer's progress, and unblind early (confirmed, logged)."""
+"""Studies page (admin): plan and create a blind review study (2–6 arms, each any drafting
+configuration; a design; gold items), generate its drafts with progress (resumable), see what
+configuration produced each draft, watch each reviewer's progress, and unblind early
+(confirmed, logged)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from app.domain import describe
 from app.i18n import t
 from app.ui_state import db_session, lang, library, require_user, session_factory, settings, tr
 from audit.domain import User
+from audit.review_design import DESIGNS
 from audit.review_domain import ArmSpec, StudySpec
 
 if TYPE_CHECKING:
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 
     from app.prompts import DocType
     from app.studies import GenerationProgress
-    from audit.review_domain import Study, StudyProgress
+    from audit.review_domain import Study, StudyItem, StudyProgress
 
 DEFAULT_TYPE = "cross-border-filing-guide"
 
@@ -34,9 +37,14 @@ def _reviewer_names() -> list[str]:
 
 
 def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> ArmSpec:
+    """One arm's drafting configuration: endpoint, mode, temperature, max tokens (the keys of
+    app.study_arms.ARM_KEYS; speculation is recorded from each generation, not set here)."""
+    from app.generation import DRAFT_MODES
+
     names = list(settings().all_endpoints())
+    ui_lang = lang()  # bound now: format_func may be called outside the script run
     with column:
-        st.markdown(f"**{tr('studies.arm_a' if number == 1 else 'studies.arm_b')}**")
+        st.markdown(f"**{tr('studies.arm_n', n=number)}**")
         label = st.text_input(tr("studies.arm_label"), key=f"study.arm{number}.label")
         endpoint = st.selectbox(
             tr("studies.arm_endpoint"),
@@ -44,10 +52,20 @@ def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> A
             index=names.index(default_endpoint),
             key=f"study.arm{number}.endpoint",
         )
+        mode = st.selectbox(
+            tr("studies.arm_mode"),
+            DRAFT_MODES,
+            format_func=lambda m: t(f"studies.mode_{m.replace('-', '_')}", ui_lang),
+            key=f"study.arm{number}.mode",
+        )
+        temperature = st.number_input(
+            tr("studies.temperature"), 0.0, 2.0, 0.0, 0.1, key=f"study.arm{number}.temperature"
+        )
         max_tokens = st.number_input(
             tr("studies.max_tokens"), 16, 8192, 512, 16, key=f"study.arm{number}.max_tokens"
         )
-    return ArmSpec(label.strip(), endpoint, {"max_tokens": int(max_tokens)})
+    params = {"mode": mode, "temperature": float(temperature), "max_tokens": int(max_tokens)}
+    return ArmSpec(label.strip(), endpoint, params)
 
 
 def _case_grid(doc_type: DocType) -> pd.DataFrame:
@@ -82,8 +100,6 @@ def _case_grid(doc_type: DocType) -> pd.DataFrame:
 
 
 def _create_form(actor: User) -> None:
-    from app import studies
-
     lib = library()
     ui_lang = lang()
     ids = sorted(lib.types)
@@ -96,16 +112,26 @@ def _create_form(actor: User) -> None:
     )
     doc_type = lib.types[doc_id]
     names = list(settings().all_endpoints())
+    n_arms = int(st.number_input(tr("studies.n_arms"), 2, 6, 2, 1, key="study.n_arms"))
+    reviewer_names = _reviewer_names()
+    _plan(n_arms, max(1, min(3, len(reviewer_names))))
     with st.form(f"study.create.{doc_id}"):
         name = st.text_input(tr("studies.name"), key="study.name")
         st.caption(tr("studies.cases"))
         cases = _case_grid(doc_type)
-        left, right = st.columns(2)
-        arms = (
-            _arm_inputs(left, 1, names[0]),
-            _arm_inputs(right, 2, names[-1]),
+        st.caption(tr("studies.arms_help"))
+        columns = [c for _ in range(0, n_arms, 3) for c in st.columns(3)]
+        arms = tuple(
+            _arm_inputs(columns[i], i + 1, names[0] if i == 0 else names[-1]) for i in range(n_arms)
         )
-        reviewer_names = _reviewer_names()
+        design = st.radio(
+            tr("studies.design"),
+            DESIGNS,
+            format_func=lambda d: t(f"studies.design_{d}", ui_lang),
+            horizontal=True,
+            key="study.design",
+        )
+        gold = st.number_input(tr("studies.gold"), 0, 10, 0, 1, key="study.gold")
         reviewers = st.multiselect(
             tr("studies.reviewers"),
             reviewer_names,
@@ -122,8 +148,15 @@ def _create_form(actor: User) -> None:
         {k: "" if v is None or pd.isna(v) else str(v) for k, v in row.items()}
         for row in cases.to_dict("records")
     ]
-    spec = StudySpec(name.strip(), doc_id, tuple(rows), arms, tuple(reviewers))
-    if studies.arms_identical(spec) and not same_ok:
+    spec = StudySpec(name.strip(), doc_id, tuple(rows), arms, tuple(reviewers), design, int(gold))
+    _submit(actor, spec, same_ok)
+
+
+def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
+    """Create the study (after the A/A check), with a clear message on any refusal."""
+    from app import studies, study_arms
+
+    if study_arms.arms_identical(spec) and not same_ok:
         st.warning(tr("study_page.same_arms"))
         return
     try:
@@ -133,6 +166,79 @@ def _create_form(actor: User) -> None:
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.created", id=study.id))
+
+
+def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
+    """How many cases are needed to detect a chosen difference (80% power, α = 0.05): with
+    the default spread before verdicts are in, the observed one after."""
+    from app import studies
+
+    with st.expander(tr("studies.plan_title"), expanded=study_id is None):
+        key = f"study.plan.{study_id or 'new'}"
+        left, right = st.columns(2)
+        difference = left.number_input(
+            tr("studies.plan_difference"), 0.1, 10.0, 1.0, 0.1, key=f"{key}.difference"
+        )
+        reviewers = right.number_input(
+            tr("studies.plan_reviewers"), 1, 50, n_reviewers, 1, key=f"{key}.reviewers"
+        )
+        try:
+            with db_session() as session:
+                plan = studies.plan(
+                    float(difference),
+                    n_arms=n_arms,
+                    n_reviewers=int(reviewers),
+                    study_id=study_id,
+                    session=session,
+                    settings=settings(),
+                    actor=require_user("admin"),
+                )
+        except Exception as exc:
+            st.error(tr("studies.failed", detail=describe(exc).text(lang())))
+            return
+        st.info(
+            tr(
+                "studies.plan_result",
+                cases=plan.cases_needed,
+                pairs=plan.pairs_needed,
+                difference=f"{plan.difference:g}",
+                sd=f"{plan.sd:.2f}",
+                source=tr(f"studies.plan_sd_{plan.sd_source}"),
+            )
+        )
+
+
+def _configs(actor: User, study: Study) -> None:
+    """What produced each draft, as stored with it (endpoint, model, mode, sampling, the
+    speculation the endpoint reported); gold items are marked."""
+    from app import studies
+
+    with db_session() as session:
+        items = studies.list_items(study.id, session=session, actor=actor)
+    arms = {a.id: a.label for a in study.arms}
+    cases = {c.id: c.position + 1 for c in study.cases}
+    rows = [_config_row(cases[i.case_id], arms[i.arm_id], i) for i in items if i.config]
+    if rows:
+        with st.expander(tr("studies.configs")):
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def _config_row(case: int, arm: str, item: StudyItem) -> dict[str, object]:
+    config = item.config or {}
+    spec = config.get("speculation") or {}
+    accepted, drafted = spec.get("accepted_tokens"), spec.get("draft_tokens")
+    return {
+        tr("studies.col_case"): case,
+        tr("studies.col_arm"): arm,
+        tr("studies.col_gold"): tr(f"studies.gold_{item.gold_kind}") if item.gold_kind else "",
+        tr("studies.arm_endpoint"): config.get("endpoint", ""),
+        tr("studies.col_model"): config.get("model", ""),
+        tr("studies.arm_mode"): config.get("mode", ""),
+        tr("studies.temperature"): config.get("temperature", ""),
+        tr("studies.max_tokens"): config.get("max_tokens", ""),
+        tr("studies.col_speculation"): spec.get("method") or ("—" if not spec else "?"),
+        tr("studies.col_acceptance"): f"{accepted}/{drafted}" if drafted else "—",
+    }
 
 
 def _generate(actor: User, study_id: int) -> None:
@@ -225,14 +331,16 @@ def _existing(actor: User) -> None:
         list(by_id),
         format_func=lambda i: (
             f"#{i} {by_id[i].name} ({t('studies.arms', ui_lang)}: "
-            f"{by_id[i].arms[0].label} / {by_id[i].arms[1].label})"
+            f"{' / '.join(a.label for a in by_id[i].arms)})"
         ),
         key="study.pick",
     )
     study = by_id[study_id]
     if st.button(tr("studies.generate"), key="study.generate", type="primary"):
         _generate(actor, study.id)
-    _progress(actor, study)
+    progress = _progress(actor, study)
+    _configs(actor, study)
+    _plan(len(study.arms), max(1, len(progress.reviewers)), study.id)
     _unblind(actor, study)
 
 

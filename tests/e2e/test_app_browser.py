@@ -1,5 +1,6 @@
 """The app in a real browser: a drafter streams and stops a draft; a reviewer scores a
-blinded draft; an admin watches the Monitor page.
+blinded draft and says which of the pair they would send to the client; an admin watches the
+Monitor page.
 
 Screenshots go to LEXSPEC_SCREENSHOT_DIR when it is set (`make screenshots` writes the ones
 in docs/images/), otherwise into the test's own .data folder."""
@@ -112,7 +113,8 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
 
 
 def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
-    """A one-case study drafted by both arms through app.studies (tiny max_tokens)."""
+    """A one-case study drafted by both arms through app.studies (tiny max_tokens), asking
+    for scores and a preference."""
     from app import database, studies
     from app.config import get_settings
     from app.prompts import load_library
@@ -129,7 +131,8 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
             ArmSpec("ARM-SPEC-X", "embedded", {"max_tokens": 24}),
             ArmSpec("ARM-PLAIN-Y", "embedded", {"max_tokens": 24, "temperature": 0.0}),
         )
-        spec = StudySpec("e2e pilot", doc.id, (doc.example_values(),), arms, ("rita",))
+        cases = (doc.example_values(),)
+        spec = StudySpec("e2e pilot", doc.id, cases, arms, ("rita",), design="both")
         with database.session_scope() as session:
             study = studies.create_study(
                 spec, session=session, settings=settings, actor=acting("boss", session=session)
@@ -140,7 +143,10 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
             settings=settings,
             actor=acting("boss", factory=database.get_session_factory()),
         )
-        assert progress.done == progress.total == 2
+        with database.session_scope() as session:
+            errors = [i.error for i in studies.list_items(study.id, session=session,
+                      actor=acting("boss", session=session)) if i.error]  # fmt: skip
+        assert progress.done == progress.total == 2, errors
         return int(study.id)
     finally:
         get_settings.cache_clear()
@@ -152,9 +158,11 @@ def test_reviewer_scores_a_draft_and_progress_moves(
 ) -> None:
     add_user(running_app, "boss", "admin")
     add_user(running_app, "rita", "reviewer")
+    from playwright.sync_api import expect
+
     make_study(running_app, monkeypatch)
     sign_in(page, running_app, "rita", "盲评")
-    page.get_by_text("进度：已完成 0 / 2 份草稿").wait_for()
+    page.get_by_text("进度：已完成 0 / 3 项评审").wait_for()  # two drafts to score, one choice
     html = page.content()
     llm_address = running_app.env["LEXSPEC_LLM_BASE_URL"].removesuffix("/v1")
     for leak in ("ARM-SPEC-X", "ARM-PLAIN-Y", "embedded", "SmolLM", llm_address, "max_tokens"):
@@ -163,7 +171,13 @@ def test_reviewer_scores_a_draft_and_progress_moves(
     page.get_by_label("评语").first.fill("结构基本完整。")
     page.get_by_role("button", name="提交评分").first.click()
     page.get_by_text("已提交。").wait_for()
-    page.get_by_text("进度：已完成 1 / 2 份草稿").wait_for()
+    page.get_by_text("进度：已完成 1 / 3 项评审").wait_for()
+    group = page.get_by_role("radiogroup", name="哪一份您会发给客户？")
+    group.get_by_text("草稿 B", exact=True).click()
+    expect(group.get_by_role("radio", name="草稿 B", exact=True)).to_be_checked()
+    page.get_by_role("button", name="提交选择").click()
+    page.get_by_text("已记录您的选择。").wait_for()
+    page.get_by_text("进度：已完成 2 / 3 项评审").wait_for()
     shot(page, "review.png", top=True)
 
 

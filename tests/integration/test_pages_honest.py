@@ -84,7 +84,7 @@ def test_study_grid_has_labels_select_cells_and_warns_on_identical_arms(app_env:
     at.multiselect(key="study.reviewers").select("rita")
     at.button[0].click().run()  # both arms: the one embedded endpoint, same max tokens
     assert not at.exception
-    assert at.warning and "Both arms use the same endpoint" in at.warning[0].value
+    assert at.warning and "Two arms use the same endpoint" in at.warning[0].value
     assert not at.success  # nothing created
     at.checkbox(key="study.same_arms_ok").check()
     at.button[0].click().run()

@@ -14,13 +14,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from audit import review, review_blind
 from audit.db import current_revision
 from audit.models import Event, User
+from audit.review_design import plan_queue
 from audit.review_domain import (
     ArmSpec,
     NotAssigned,
     ReviewError,
     StudySpec,
     VerdictInput,
-    plan_queue,
 )
 from audit.review_models import StudyAssignmentRow, StudyReviewerRow, StudyVerdictRow
 

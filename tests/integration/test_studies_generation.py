@@ -155,6 +155,13 @@ def _check_generations_went_to_the_right_arm(
             assert gen.output_text == item.text and gen.params["max_tokens"] == 16
             parts = len(gen.params["draft"].get("parts", [])) or 1  # outline: 16 per part
             assert 0 < gen.completion_tokens <= 16 * parts
+            # what produced the draft is stored with it, speculation as the server reported it
+            config = item.config
+            assert config["endpoint"] == endpoint_of[item.arm_id] and config["max_tokens"] == 16
+            assert config["temperature"] == 0.0 and config["mode"] == gen.params["draft"]["mode"]
+            assert config["model"] == gen.model and config["arm"]["max_tokens"] == 16
+            method = {"spec-server": "ngram", "plain-server": "off"}[config["endpoint"]]
+            assert config["speculation"]["method"] == method
 
 
 def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: Any) -> None:
@@ -375,7 +382,14 @@ def test_study_command_line(
         assert "admin" in capsys.readouterr().err
         assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 1
         assert run("create", str(spec), "--as", "admin_a") == 0
-        assert "Created study 1" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "Created study 1" in out and "1 × 3 = 3 drafts" in out  # the example's three arms
+        assert run("plan", "--difference", "1") == 0  # 2 arms, 3 reviewers, SD 2: 36 pairs
+        assert "36 paired scores per two arms, that is 12 cases" in capsys.readouterr().out
+        assert run("plan", "--difference", "1", "--study", "1", "--as", "admin_a") == 0
+        assert "that is 108 cases" in capsys.readouterr().out  # 3 pairs of arms, 1 reviewer
+        assert run("plan", "--difference", "0") == 1
+        assert "at most 10 points" in capsys.readouterr().err
         assert run("progress", "1", "--as", "admin_a") == 0
         assert "reviewer_one" in capsys.readouterr().out
         assert run("report", "1", "--as", "admin_a") == 1
@@ -389,3 +403,101 @@ def test_study_command_line(
     finally:
         get_settings.cache_clear()
         database.reset()
+
+
+def test_gold_items_are_seeded_from_the_generated_drafts_and_resume(
+    db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """No server needed: the real drafts are stored as generated, so generate_items only
+    derives the gold items (one per reviewer), deterministically and once."""
+    from audit import review
+
+    factory, settings = db_session_factory, _offline_settings(tmp_path)
+    _users(factory)
+    spec = dataclasses.replace(_spec(settings), design="both", gold_per_reviewer=1)
+    draft = "一、适用情形\n依据第四条，共 120000 人。\n二、其他\n无。\n"
+    with factory() as session:
+        admin = acting("admin_a", session=session)
+        study = studies.create_study(spec, session=session, settings=settings, actor=admin)
+        for item in review.list_items(study.id, session=session):
+            if item.gold_kind is None:
+                config = {"endpoint": "spec-server", "speculation": {"method": "ngram"}}
+                review.complete_item(
+                    item.id, session=session, text=draft, generation_id=None, config=config
+                )
+        session.commit()
+        plan = studies.plan(
+            1.0, n_arms=2, n_reviewers=2, study_id=study.id, session=session,
+            settings=settings, actor=admin,
+        )  # fmt: skip
+        assert (plan.sd_source, plan.sd, plan.cases_needed) == ("default", 2.0, 18)
+    final = studies.generate_items(
+        study.id,
+        session_factory=factory,
+        settings=settings,
+        actor=acting("admin_a", factory=factory),
+    )
+    assert (final.done, final.total, final.generated, final.failed) == (6, 6, 2, 0)
+    gold = [i for i in _items(factory, study.id).values() if i.gold_kind is not None]
+    assert len(gold) == len(REVIEWERS) and all(g.status == "complete" for g in gold)
+    for g in gold:
+        assert g.text != draft and g.config["endpoint"] == "spec-server"
+        assert g.config["gold"]["kind"] in ("wrong_article", "wrong_count", "missing_section")
+        assert g.config["speculation"] == {"method": "ngram"}  # the source draft's
+    again = studies.generate_items(
+        study.id,
+        session_factory=factory,
+        settings=settings,
+        actor=acting("admin_a", factory=factory),
+    )
+    assert (again.done, again.generated) == (6, 0)
+    assert {g.id: g.text for g in gold} == {
+        i.id: i.text for i in _items(factory, study.id).values() if i.gold_kind is not None
+    }
+
+
+def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
+    db_session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """Cases from saved revisions; their texts are the first arm, complete at creation; the
+    gold items are seeded from them by generate_items (no server needed for those)."""
+    from app import revisions
+    from app.study_revisions import create_from_revisions
+    from audit import review, store
+    from tests.integration.test_audit_store import make_record
+
+    factory, settings = db_session_factory, _offline_settings(tmp_path)
+    _users(factory)
+    example = load_library(settings.prompts_dir).types[DOC_TYPE].example_values()
+    saved_text = "一、违约责任\n依据《民法典》第五百七十七条承担责任，赔偿 300000 元。\n二、争议解决\n协商。\n"
+    with factory() as session:
+        admin = acting("admin_a", session=session)
+        revision_ids = []
+        for i in range(2):
+            record = make_record(
+                doc_type=DOC_TYPE, field_values={**example, "instructions": f"第{i}版"}
+            )
+            gid = store.log_generation(record, session=session).id
+            saved = revisions.save_revision(admin, gid, saved_text, session=session)
+            revision_ids.append(saved.id)
+        session.commit()
+        base = dataclasses.replace(
+            _spec(settings), arms=(ARMS[1],), design="preference", gold_per_reviewer=1
+        )
+        with pytest.raises(ReviewError):
+            create_from_revisions(
+                [999], base, label="律所定稿", session=session, actor=admin, settings=settings
+            )
+        study = create_from_revisions(
+            revision_ids, base, label="律所定稿", session=session, actor=admin, settings=settings
+        )
+        session.commit()
+        assert [a.label for a in study.arms] == ["律所定稿", ARMS[1].label]
+        assert [c.values["instructions"] for c in study.cases] == ["第0版", "第1版"]
+        saved_items = [
+            i for i in review.list_items(study.id, session=session)
+            if i.arm_id == study.arms[0].id and i.gold_kind is None
+        ]  # fmt: skip
+    assert all(i.status == "complete" and i.text == saved_text for i in saved_items)
+    assert [i.config["revision_id"] for i in saved_items] == revision_ids
+    assert all(i.config["source"] == "revision" for i in saved_items)

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from audit import review_domain as rd
+from audit.review_design import plan_queue
 from audit.review_domain import (
     BlindDraft,
     BlindPair,
@@ -16,7 +17,6 @@ from audit.review_domain import (
     ReviewError,
     ReviewerStudy,
     VerdictInput,
-    plan_queue,
     present_text,
     validate_verdict,
 )

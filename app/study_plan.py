@@ -1,0 +1,69 @@
+"""Planning a study before generating: how many cases a paired design needs to detect a
+given difference in scores with 80% power at α = 0.05 (audit.review_stats.wilcoxon_pairs).
+
+The spread is the SD of paired differences (one reviewer's score of one arm minus the other
+arm's on the same case): the design's default (Settings.study_plan_sd) until at least
+MIN_OBSERVED pairs are in, then the observed spread of the overall score. A reviewer sees each
+case once, as one of the P pairs of arms, so one case gives reviewers / P pairs of any given
+two arms; cases needed = pairs needed × P / reviewers, rounded up. Like the report's Wilcoxon
+test, it treats each reviewer's pair as independent.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from audit.review_design import arm_pairs
+from audit.review_domain import ReviewError
+from audit.review_power import wilcoxon_pairs
+
+MIN_OBSERVED = 5  # paired differences before the observed spread replaces the default
+SdSource = Literal["default", "observed"]
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    difference: float  # on the 0–10 score scale
+    sd: float
+    sd_source: SdSource
+    pairs_needed: int  # paired differences of two given arms
+    cases_needed: int
+    power: float = 0.8
+    alpha: float = 0.05
+
+
+def spread(observed: Sequence[float], default_sd: float) -> tuple[float, SdSource]:
+    """The SD to plan with: observed once there are enough differences (and they vary)."""
+    if len(observed) >= MIN_OBSERVED:
+        sd = statistics.stdev(observed)
+        if sd > 0:
+            return sd, "observed"
+    return default_sd, "default"
+
+
+def plan_cases(
+    difference: float,
+    *,
+    n_arms: int,
+    n_reviewers: int,
+    default_sd: float,
+    observed: Sequence[float] = (),
+) -> CasePlan:
+    """Cases needed to detect `difference` between two arms (80% power, α = 0.05)."""
+    if not 0 < difference <= 10:
+        raise ReviewError(
+            "要检测的分差须大于 0 且不超过 10",
+            "The difference must be above 0 and at most 10 points",
+        )
+    if not 2 <= n_arms <= 6 or n_reviewers < 1:
+        raise ReviewError(
+            "需要 2–6 个对照组和至少一位评审人", "Plan with 2 to 6 arms and at least one reviewer"
+        )
+    sd, source = spread(observed, default_sd)
+    pairs = wilcoxon_pairs(difference, sd)
+    per_case = max(1, n_reviewers) / len(arm_pairs(max(2, n_arms)))
+    return CasePlan(difference, sd, source, pairs, math.ceil(pairs / per_case - 1e-9))
