@@ -1,4 +1,5 @@
-"""Rows covered by the chain: accounts and review verdicts, checked against chained events.
+"""Rows covered by the chain: accounts, review verdicts and preferences, checked against
+chained events.
 
 A user account changes in place (role, disabled, password), so it cannot be a chained row
 itself; a verdict is a row of its own table. Both are covered the same way: every change
@@ -22,11 +23,11 @@ from sqlalchemy.orm import Session
 from audit import chain
 from audit.domain import Bilingual, ChainFault
 from audit.models import Event, User
-from audit.review_models import StudyVerdictRow
+from audit.review_models import StudyPreferenceRow, StudyVerdictRow
 
 COVERED: dict[str, Table] = {
     cast(Table, model.__table__).name: cast(Table, model.__table__)
-    for model in (User, StudyVerdictRow)
+    for model in (User, StudyVerdictRow, StudyPreferenceRow)
 }
 # The columns each digest covers, named once (a migration that adds a column to one of these
 # tables does not silently change every digest; to cover it, add it here and chain a new
@@ -39,6 +40,11 @@ COVERED_COLUMNS: dict[str, tuple[str, ...]] = {
     "study_verdicts": (
         "id", "assignment_id", "revision", "supersedes_id", "citation", "structure",
         "terminology", "hard_error_count", "hard_errors", "comment", "created_at",
+    ),
+    # created empty by migration 0008, so no baseline: every row is chained as it is written
+    "study_preferences": (
+        "id", "study_reviewer_id", "position", "revision", "supersedes_id", "choice",
+        "created_at",
     ),
 }  # fmt: skip
 

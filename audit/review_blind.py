@@ -304,6 +304,9 @@ def submit_preference(
         except IntegrityError:
             if attempt == RETRIES - 1:
                 raise
+    session.flush()  # the preference row enters the audit chain's coverage, as a verdict does
+    payload = {"covers": [covers("study_preferences", row.id, session=session)]}
+    append_event(session=session, actor=reviewer, kind="review.preference", payload=payload)
     result = _blind_preference(row)
     assert result is not None
     return result

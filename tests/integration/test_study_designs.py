@@ -9,13 +9,13 @@ from collections import Counter
 from datetime import datetime
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
 from app.gold import seed_gold
 from app.study_report import build_report, paired_overall, summary_rows
-from audit import review, review_blind
+from audit import review, review_blind, store
 from audit.models import User
 from audit.review_domain import ArmSpec, ReviewError, StudySpec, VerdictInput
 from audit.review_models import StudyArmRow, StudyPreferenceRow
@@ -219,3 +219,27 @@ def test_arm_count_outside_two_to_six_is_refused(
     with db_session_factory() as session, pytest.raises(ReviewError) as err:
         review.create_study(spec, session=session, created_by="admin_a")
     assert "2" in err.value.message_en and "6" in err.value.message_en
+
+
+def test_an_edited_preference_is_caught_by_the_chain(
+    db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    """A preference is a verdict: chained when written, so a direct edit fails `audit verify`."""
+    study = _generated(db_session_factory, _spec())
+
+    def faults() -> list[tuple[str, int]]:
+        with db_session_factory() as session:
+            report = store.verify_chain(session=session)
+        return [(f.table, f.id) for f in report.uncovered if f.table == "study_preferences"]
+
+    with db_session_factory() as session:
+        pair = review_blind.reviewer_queue(study.id, REVIEWERS[0], session=session)[0]
+        review_blind.submit_preference(
+            pair.drafts[0].token, "A", reviewer=REVIEWERS[0], session=session
+        )
+        session.commit()
+    assert faults() == []
+    with db_engine.begin() as conn:
+        row_id = conn.execute(text("SELECT id FROM study_preferences")).scalar_one()
+        conn.execute(text("UPDATE study_preferences SET choice = 'B'"))
+    assert faults() == [("study_preferences", row_id)]
