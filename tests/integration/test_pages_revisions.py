@@ -102,7 +102,7 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
     with database.session_scope() as session:
-        revisions.save_revision(alice, gid, EDITED, session=session)  # type: ignore[arg-type]
+        revisions.save_revision(alice, gid, EDITED, session=session, base_revision=0)  # type: ignore[arg-type]
     at = page_as(_history_page, alice)
     assert not at.exception
     assert any(c.value == "1 revision(s)" for c in at.caption)
