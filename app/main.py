@@ -83,10 +83,11 @@ def _pages_for(user: User) -> list[st.Page]:
     others = [
         _page(spec, spec.render, hidden=True) for spec in PAGES if user.role not in spec.roles
     ]
-    home = next(spec for spec in PAGES if user.role in spec.roles)
-    again = st.Page(
-        home.render, title=tr(home.title_key), url_path=SIGN_IN_PATH, visibility="hidden"
-    )
+
+    def home() -> None:  # signed in at the sign-in address (as after signing in): the first page
+        st.switch_page(mine[0])
+
+    again = st.Page(home, title=tr("nav.sign_in"), url_path=SIGN_IN_PATH, visibility="hidden")
     return [*mine, *others, again]
 
 

@@ -9,6 +9,7 @@ for this fixed text only) sets or removes it.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import streamlit as st
@@ -24,6 +25,7 @@ NOTICE = "lexspec_session_notice"  # why the session ended or changed, shown onc
 NO_RESTORE = "lexspec_no_restore"  # signed out in this browser tab: ignore the page-load cookie
 FORGET = "lexspec_forget_cookie"  # remove the cookie at the next run
 REFRESH_S = 300.0  # re-issue the token at most this often while the user works
+log = logging.getLogger(__name__)
 
 
 def _idle_s() -> float:
@@ -116,7 +118,11 @@ def keep_cookie(user: User | None) -> None:
     current = (user.credential_version, user.role)
     if issued is not None and issued[1:] == current and now - issued[0] < REFRESH_S:
         return
-    token = sessions.issue(user, key=_key(), now=now)
+    try:
+        token = sessions.issue(user, key=_key(), now=now)
+    except (OSError, ValueError) as exc:  # the session goes on; only a reload would lose it
+        log.warning("session cookie not set: %s", exc)
+        return
     state[ISSUED] = (now, *current)
     secure = '(location.protocol === "https:" ? "; Secure" : "")'
     _script(

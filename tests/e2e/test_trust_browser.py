@@ -40,6 +40,7 @@ def _edit(page: Any, text: str) -> None:
     page.get_by_text("有未保存的修改。").wait_for()
 
 
+@pytest.mark.timeout(1500)  # the first streamed characters can be slow on a busy shared CPU
 def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     running_app: RunningApp, page: Any
 ) -> None:
