@@ -20,7 +20,7 @@ from audit.domain import User
 
 COOKIE = "lexspec_session"
 SEEN = "lexspec_seen"  # time of this session's last page run (idle limit)
-ISSUED = "lexspec_token"  # (token issued at, credential version, role) last put in the cookie
+ISSUED = "lexspec_token"  # (issued at, credential version, role, token) now in the cookie
 NOTICE = "lexspec_session_notice"  # why the session ended or changed, shown once
 NO_RESTORE = "lexspec_no_restore"  # signed out in this browser tab: ignore the page-load cookie
 FORGET = "lexspec_forget_cookie"  # remove the cookie at the next run
@@ -79,7 +79,8 @@ def signed_in_user() -> User | None:
                 checked = sessions.restore(
                     token or "", key=_key(), now=now, idle_s=_idle_s(), session=session
                 )
-    except Exception:  # database unreachable: the page says so; the session is not ended for it
+    except Exception as exc:  # database unreachable: the page says so; the session is not ended
+        log.warning("session not re-checked: %s", exc)
         return user
     if checked.user is None:
         if user is not None:
@@ -108,7 +109,9 @@ def _script(body: str) -> None:
 
 
 def keep_cookie(user: User | None) -> None:
-    """Inside the sidebar: put a fresh token in the cookie while signed in, remove it after."""
+    """Inside the sidebar: the cookie holds a fresh token while signed in (re-issued every
+    REFRESH_S of use, and drawn on every run: a run cut short by a page switch may never have
+    shown it), and is removed after signing out."""
     state, now = st.session_state, time.time()
     if user is None:
         if state.pop(FORGET, None):
@@ -116,17 +119,16 @@ def keep_cookie(user: User | None) -> None:
         return
     issued = state.get(ISSUED)
     current = (user.credential_version, user.role)
-    if issued is not None and issued[1:] == current and now - issued[0] < REFRESH_S:
-        return
-    try:
-        token = sessions.issue(user, key=_key(), now=now)
-    except (OSError, ValueError) as exc:  # the session goes on; only a reload would lose it
-        log.warning("session cookie not set: %s", exc)
-        return
-    state[ISSUED] = (now, *current)
+    if issued is None or issued[1:3] != current or now - issued[0] >= REFRESH_S:
+        try:
+            issued = (now, *current, sessions.issue(user, key=_key(), now=now))
+        except (OSError, ValueError) as exc:  # the session goes on; only a reload would lose it
+            log.warning("session cookie not set: %s", exc)
+            return
+        state[ISSUED] = issued
     secure = '(location.protocol === "https:" ? "; Secure" : "")'
     _script(
-        f'document.cookie = "{COOKIE}={token}; path=/; max-age={int(_idle_s())}; '
+        f'document.cookie = "{COOKIE}={issued[3]}; path=/; max-age={int(_idle_s())}; '
         f'SameSite=Strict" + {secure};'
     )
 
