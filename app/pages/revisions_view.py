@@ -67,11 +67,11 @@ def editor(result: DraftResult) -> str:
     key = editor_key(result)
     gid = result.generation_id
     base = _bases().get(gid) if gid is not None else None
-    if gid is not None and base is None:  # first time here: the newest saved text
+    if gid is not None and base is None:  # first time here: the newest saved revision
         latest = _latest(gid)
-        if latest is not None:
-            _open(key, gid, latest.number, latest.text)
-            base = (latest.number, latest.text)
+        saved = latest is not None and latest.revision is not None
+        base = (latest.number, latest.text) if latest and saved else (0, result.text)
+        _open(key, gid, *base)
     if key not in st.session_state:
         st.session_state[key] = base[1] if base is not None else result.text
     loaded = st.session_state.pop(f"{key}.loaded", None)
