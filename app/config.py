@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     statutes_file: Path | None = (
         None  # a firm's own statute catalogue, merged over the built-in one
     )
+    # browser sessions: signed out after this long without a page run (also after a reload)
+    session_idle_hours: float = Field(default=8.0, gt=0)
+    # the secret that signs session tokens (created 0600 on first start); None: data_dir
+    session_key_file: Path | None = None
 
     # blind review studies (docs/user-guide.md, "Designs, gold items and planning")
     study_plan_sd: float = 2.0  # SD of paired score differences assumed before verdicts are in
@@ -115,6 +119,10 @@ class Settings(BaseSettings):
     @property
     def resolved_model_path(self) -> Path:
         return self.model_path or default_model_path()
+
+    @property
+    def resolved_session_key_file(self) -> Path:
+        return self.session_key_file or self.data_dir / "session.key"
 
     @property
     def resolved_corpus_dir(self) -> Path:

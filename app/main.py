@@ -3,6 +3,9 @@ st.navigation over the pages the signed-in user's role may see."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import streamlit as st
 
 from app.i18n import LANGUAGES
@@ -13,6 +16,7 @@ from app.pages import (
     my_reviews,
     results,
     review,
+    session_gate,
     sign_in,
     studies,
     users,
@@ -20,7 +24,6 @@ from app.pages import (
 from app.ui_state import (
     active_endpoint,
     bootstrap,
-    current_user,
     endpoint_names,
     keep_widget_values,
     lang,
@@ -29,53 +32,72 @@ from app.ui_state import (
 from audit.domain import User
 
 LANGUAGE_NAMES = {"zh": "简体中文", "en": "English"}
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: what draws it, its title and icon, its URL path and the roles that see it."""
+
+    render: Callable[[], None]
+    title_key: str
+    icon: str
+    url_path: str
+    roles: tuple[str, ...]
+
+
 # URL paths differ from the module names in app/pages/ on purpose: Streamlit's older
 # pages-directory discovery (still used by its AppTest harness) would otherwise run the
-# module file itself instead of the page function.
+# module file itself instead of the page function. A reviewer's History is their own
+# verdicts, blind like Review.
+PAGES = (
+    PageSpec(draft.render, "nav.draft", ":material/edit_note:", "drafting", ("drafter", "admin")),
+    PageSpec(
+        history.render, "nav.history", ":material/history:", "generations", ("drafter", "admin")
+    ),
+    PageSpec(
+        review.render, "nav.review", ":material/balance:", "blind-review", ("reviewer", "admin")
+    ),
+    PageSpec(my_reviews.render, "nav.history", ":material/history:", "my-verdicts", ("reviewer",)),
+    PageSpec(studies.render, "nav.studies", ":material/science:", "review-studies", ("admin",)),
+    PageSpec(results.render, "nav.results", ":material/bar_chart:", "study-results", ("admin",)),
+    PageSpec(monitor.render, "nav.monitor", ":material/monitoring:", "metrics", ("admin",)),
+    PageSpec(users.render, "nav.users", ":material/group:", "accounts", ("admin",)),
+)
+SIGN_IN_PATH = "sign-in"
+
+
+def _page(spec: PageSpec, render: Callable[[], None], *, hidden: bool = False) -> st.Page:
+    return st.Page(
+        render,
+        title=tr(spec.title_key),
+        icon=spec.icon,
+        url_path=spec.url_path,
+        visibility="hidden" if hidden else "visible",
+    )
 
 
 def _pages_for(user: User) -> list[st.Page]:
-    draft_page = st.Page(
-        draft.render, title=tr("nav.draft"), icon=":material/edit_note:", url_path="drafting"
-    )
-    history_page = st.Page(
-        history.render, title=tr("nav.history"), icon=":material/history:", url_path="generations"
-    )
-    review_page = st.Page(
-        review.render, title=tr("nav.review"), icon=":material/balance:", url_path="blind-review"
-    )
-    admin_pages = [
-        st.Page(
-            studies.render,
-            title=tr("nav.studies"),
-            icon=":material/science:",
-            url_path="review-studies",
-        ),
-        st.Page(
-            results.render,
-            title=tr("nav.results"),
-            icon=":material/bar_chart:",
-            url_path="study-results",
-        ),
-        st.Page(
-            monitor.render,
-            title=tr("nav.monitor"),
-            icon=":material/monitoring:",
-            url_path="metrics",
-        ),
-        st.Page(users.render, title=tr("nav.users"), icon=":material/group:", url_path="accounts"),
+    """The user's pages; every other page's URL stays known (hidden: a reload or a bookmark of
+    it says "not allowed" instead of Streamlit's "Page not found")."""
+    mine = [_page(spec, spec.render) for spec in PAGES if user.role in spec.roles]
+    others = [
+        _page(spec, spec.render, hidden=True) for spec in PAGES if user.role not in spec.roles
     ]
-    if user.role == "reviewer":  # their History is their own verdicts, blind like Review
-        reviews_page = st.Page(
-            my_reviews.render,
-            title=tr("nav.history"),
-            icon=":material/history:",
-            url_path="my-verdicts",
-        )
-        return [review_page, reviews_page]
-    if user.role == "admin":
-        return [draft_page, history_page, review_page, *admin_pages]
-    return [draft_page, history_page]
+
+    def home() -> None:  # signed in at the sign-in address (as after signing in): the first page
+        st.switch_page(mine[0])
+
+    again = st.Page(home, title=tr("nav.sign_in"), url_path=SIGN_IN_PATH, visibility="hidden")
+    return [*mine, *others, again]
+
+
+def _sign_in_pages() -> list[st.Page]:
+    """The sign-in form, also under every page's URL: after signing in, a reloaded or
+    bookmarked page's URL shows that page."""
+    form = st.Page(
+        sign_in.render, title=tr("nav.sign_in"), icon=":material/login:", url_path=SIGN_IN_PATH
+    )
+    return [form, *(_page(spec, sign_in.render, hidden=True) for spec in PAGES)]
 
 
 def _sidebar(user: User | None) -> None:
@@ -99,25 +121,25 @@ def _sidebar(user: User | None) -> None:
                 help=tr("sidebar.endpoint_help"),
             )
         st.caption(tr("sidebar.signed_in_as", name=user.name, role=tr(f"role.{user.role}")))
-        st.button(tr("sidebar.sign_out"), on_click=sign_in.sign_out, key="sign_out")
+        st.button(tr("sidebar.sign_out"), on_click=session_gate.sign_out, key="sign_out")
 
 
 def main() -> None:
     st.set_page_config(page_title="LexSpec", page_icon="⚖️", layout="wide")
     bootstrap()
     lang()  # make sure the session has a language before any text is drawn
-    keep_widget_values("draft.field.", "draft.max_tokens.", "draft.temperature.", "draft.doc_type")
-    user = current_user()
+    keep_widget_values(
+        "draft.field.", "draft.max_tokens.", "draft.temperature.", "draft.doc_type", "draft.edit."
+    )
+    user = session_gate.signed_in_user()  # re-read on every run; a reload's cookie brings it back
     _sidebar(user)
+    with st.sidebar:
+        session_gate.keep_cookie(user)
+    session_gate.show_notice(user)
     if user is None or user.must_change_password:
-        pages = [
-            st.Page(
-                sign_in.render, title=tr("nav.sign_in"), icon=":material/login:", url_path="sign-in"
-            )
-        ]
+        st.navigation(_sign_in_pages()).run()
     else:
-        pages = _pages_for(user)
-    st.navigation(pages).run()
+        st.navigation(_pages_for(user)).run()
 
 
 main()

@@ -20,11 +20,12 @@ from app.history import reopen
 from app.i18n import cli_text
 from audit import revisions as revision_store
 from audit.domain import StoredGeneration, User
-from audit.revisions import StoredRevision
+from audit.revisions import RevisionConflict, StoredRevision
 
 MAX_CHARS = 200_000
 
 __all__ = [
+    "RevisionConflict",
     "RevisionError",
     "StoredRevision",
     "current_text",
@@ -46,6 +47,12 @@ class CurrentText:
 
     text: str
     revision: StoredRevision | None
+
+    @property
+    def number(self) -> int:
+        """The revision number (0: the model's own text): what an editor opened on it saves as
+        `base_revision`."""
+        return self.revision.number if self.revision is not None else 0
 
 
 def findings_of(items: Sequence[object]) -> tuple[Finding, ...]:
@@ -84,9 +91,14 @@ def save_revision(
     text: str,
     *,
     session: Session,
+    base_revision: int,
     required_sections: Sequence[str] = (),
 ) -> StoredRevision:
-    """Append `text` as the next revision of the generation, with findings re-checked on it."""
+    """Append `text` as the next revision of the generation, with findings re-checked on it.
+
+    `base_revision` is the revision the text was edited from (0: the model's text). A newer
+    revision than that raises RevisionConflict (naming it and who saved it): a save never
+    silently drops another tab's or another lawyer's revision."""
     from app.generation import check_draft
 
     stored = reopen(user, generation_id, session=session)
@@ -110,6 +122,7 @@ def save_revision(
         text,
         session=session,
         user_name=user.name,
+        base=base_revision,
         findings=[f.to_dict() for f in findings],
     )
 

@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from audit.chain import canonical_json
 from audit.domain import Bilingual, BilingualError
-from audit.files import private_file
+from audit.files import private_file, secret_key
 
 KEY_BYTES = 32
 
@@ -99,21 +98,8 @@ class Anchor:
 
     def key(self) -> bytes:
         """The signing key; created (random, 0600) when there is none yet."""
-        if not self.key_path.exists():
-            temp = private_file(self.key_path.parent / f".{self.key_path.name}.{os.getpid()}.tmp")
-            temp.write_text(secrets.token_hex(KEY_BYTES) + "\n", encoding="ascii")
-            try:
-                os.link(temp, self.key_path)  # atomic: a racing process keeps the first key
-            except FileExistsError:
-                pass
-            finally:
-                temp.unlink()
-        private_file(self.key_path)
-        try:
-            key = bytes.fromhex(self.key_path.read_text(encoding="ascii").strip())
-        except (UnicodeDecodeError, ValueError):
-            key = b""
-        if len(key) != KEY_BYTES:
+        key = secret_key(self.key_path, KEY_BYTES)
+        if key is None:
             raise CheckpointError(
                 f"审计密钥文件 {self.key_path} 已损坏（应为 {KEY_BYTES * 2} 个十六进制字符）",
                 f"the audit key file {self.key_path} is damaged ({KEY_BYTES * 2} hex digits expected)",

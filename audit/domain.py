@@ -165,3 +165,6 @@ class User:
     must_change_password: bool
     created_at: datetime
     disabled: bool = False  # a disabled account cannot sign in (an admin may enable it again)
+    # raised by a password change or reset, disabling, a role change and signing out: a session
+    # (or session token) made for an older version is no longer valid
+    credential_version: int = 0

@@ -1,7 +1,7 @@
 """Private files: what LexSpec keeps on disk is readable by its own user only.
 
 The SQLite database (client data, argon2 hashes), the audit spool and its quarantine, the
-anchor key and the checkpoint file are created 0600, and a directory LexSpec creates for
+secret keys (the audit anchor's, the sessions') and the checkpoint file are created 0600, and a directory LexSpec creates for
 them 0700. A file that already exists with group or other bits is tightened to 0600 when
 LexSpec opens it (it holds the same data). SQLite creates its `-wal` and `-shm` files with
 the database file's own permissions.
@@ -10,6 +10,7 @@ the database file's own permissions.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -46,3 +47,25 @@ def tighten(path: Path) -> None:
             path.chmod(mode & ~0o077)
     except (FileNotFoundError, PermissionError):
         pass  # gone, or not ours: nothing to tighten
+
+
+def secret_key(path: Path, size: int) -> bytes | None:
+    """The `size`-byte secret kept (hex) in `path`, created random and 0600 when the file does
+    not exist yet; None when the file holds anything else (damaged: the caller says so).
+    Creation is atomic (a finished temp file linked into place), so a racing process reads
+    the first key whole, never a half-written one."""
+    if not path.exists():
+        temp = private_file(path.parent / f".{path.name}.{os.getpid()}.tmp")
+        temp.write_text(secrets.token_hex(size) + "\n", encoding="ascii")
+        try:
+            os.link(temp, path)  # a racing process keeps the first key
+        except FileExistsError:
+            pass
+        finally:
+            temp.unlink()
+    private_file(path)
+    try:
+        key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return key if len(key) == size else None

@@ -56,6 +56,8 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     password_changed_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # raised by each change that must end the user's sessions (audit.users.end_sessions)
+    credential_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ChainHead(Base):

@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from audit import chain, store
+from audit.domain import BilingualError
 from audit.models import Generation
 from audit.revision_models import Revision
 
@@ -50,15 +51,37 @@ def _stored(row: Revision) -> StoredRevision:
     )
 
 
+class RevisionConflict(BilingualError):
+    """A save based on an older text than the newest revision: saving it would silently drop
+    what that revision changed. `latest` is the newest revision, `base` the number the save
+    was based on (0: the model's text)."""
+
+    def __init__(self, latest: StoredRevision, base: int) -> None:
+        when = latest.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        super().__init__(
+            f"您打开此稿后它已被修订：修订 {latest.number}（{latest.user_name}，{when}）。"
+            "请载入最新修订（或查看差异）后再保存。",
+            f"The draft was revised since you opened it: revision {latest.number} by "
+            f"{latest.user_name} ({when}). Load the newest revision (or compare it with your "
+            "text) before saving.",
+        )
+        self.latest, self.base = latest, base
+
+
 def append_revision(
     generation_id: int,
     text: str,
     *,
     session: Session,
     user_name: str,
+    base: int,
     findings: Sequence[Mapping[str, Any]] = (),
 ) -> StoredRevision:
-    """Append the next revision of `generation_id` (LookupError if there is no such generation)."""
+    """Append the next revision of `generation_id` (LookupError if there is no such generation).
+
+    `base` is the revision number the text was edited from (0: the model's text); when a newer
+    revision exists the save is refused with RevisionConflict, checked under the chain lock so
+    two tabs or two lawyers saving at once cannot both pass."""
     if session.get(Generation, generation_id) is None:
         raise LookupError(f"no generation #{generation_id}")
     try:
@@ -68,10 +91,13 @@ def append_revision(
     row = Revision(generation_id=generation_id, user_name=user_name, text=text, findings=clean)
     # the chain head lock taken by _append serialises writers, so the number is read after it
     store._lock_head(session)
-    last = session.scalar(
-        select(func.max(Revision.number)).where(Revision.generation_id == generation_id)
-    )
-    row.number = int(last or 0) + 1
+    latest = latest_revision(generation_id, session=session)
+    last = latest.number if latest is not None else 0
+    if base != last:
+        if latest is None:
+            raise LookupError(f"generation #{generation_id} has no revision {base}")
+        raise RevisionConflict(latest, base)
+    row.number = last + 1
     store._append(row, session=session)
     return _stored(row)
 

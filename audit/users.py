@@ -81,6 +81,7 @@ def _domain(row: UserRow) -> User:
         row.must_change_password,
         row.created_at.replace(tzinfo=UTC),
         disabled=bool(row.disabled),
+        credential_version=int(row.credential_version or 0),
     )
 
 
@@ -207,6 +208,7 @@ def change_password(name: str, old_password: str, new_password: str, *, session:
     row.password_hash = _hasher().hash(new_password)
     row.must_change_password = False
     row.password_changed_at = _now()
+    _end_sessions(row)
     _chain(row, "user.password_changed", session=session, actor=name)
     return _domain(row)
 
@@ -220,6 +222,7 @@ def reset_password(name: str, *, session: Session, actor: str = "system") -> str
     row.password_hash = _hasher().hash(password)
     row.must_change_password = True
     row.password_changed_at = _now()
+    _end_sessions(row)
     _chain(row, "user.password_reset", session=session, actor=actor)
     return password
 
@@ -233,6 +236,7 @@ def set_disabled(name: str, disabled: bool, *, session: Session, actor: str) -> 
     if disabled and name_key(row.name) == name_key(actor):
         raise UserError("disable_self", "不能停用自己的账户", "You cannot disable your own account")
     row.disabled = disabled
+    _end_sessions(row)
     _chain(row, "user.disabled" if disabled else "user.enabled", session=session, actor=actor)
     return _domain(row)
 
@@ -256,6 +260,27 @@ def _chain(row: UserRow, kind: str, *, session: Session, actor: str, **details: 
     session.flush()
     payload = {"name": row.name, **details, "covers": [covers("users", row.id, session=session)]}
     append_event(session=session, actor=actor, kind=kind, payload=payload)
+
+
+def _end_sessions(row: UserRow) -> None:
+    """Raise the account's credential version: every session made for an older one ends."""
+    row.credential_version = int(row.credential_version or 0) + 1
+
+
+def end_sessions(user_id: int, *, session: Session) -> User | None:
+    """Sign the account out everywhere (its open browser sessions and session tokens)."""
+    row = session.get(UserRow, user_id)
+    if row is None:
+        return None
+    _end_sessions(row)
+    session.flush()
+    return _domain(row)
+
+
+def get_user_by_id(user_id: int, *, session: Session) -> User | None:
+    """The account as it is now (a page run re-reads it: disabled, role, credentials)."""
+    row = session.get(UserRow, user_id)
+    return None if row is None else _domain(row)
 
 
 def get_user(name: str, *, session: Session) -> User | None:

@@ -219,9 +219,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     _inputs_of(result, doc_type)
     if not result.text:
         return
-    edited = st.text_area(
-        tr("draft.edit"), value=result.text, height=320, key=f"draft.edit.{result.token}"
-    )
+    edited = revisions_view.editor(result)  # the newest saved revision, else the model's text
     revisions_view.save_button(result, edited)
     request = result.request  # the form's date field: statutes in force on it; its facts
     check = draft_run.check_text(

@@ -16,36 +16,124 @@ from audit.domain import StoredGeneration, User
 
 if TYPE_CHECKING:
     from app.pages.draft_run import DraftResult
+    from app.revisions import CurrentText
     from audit.revisions import StoredRevision
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-SAVED = "revisions.saved_text"  # generation id -> the text last saved from this browser
+BASES = "revisions.base"  # generation id -> (revision number, text) the editor was opened on
 
 
 def _when(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _saved_texts() -> dict[int, str]:
-    saved: dict[int, str] = st.session_state.setdefault(SAVED, {})
-    return saved
+def _bases() -> dict[int, tuple[int, str]]:
+    bases: dict[int, tuple[int, str]] = st.session_state.setdefault(BASES, {})
+    return bases
+
+
+def editor_key(result: DraftResult) -> str:
+    return f"draft.edit.{result.token}"
+
+
+def _latest(generation_id: int) -> CurrentText | None:
+    from app import revisions
+
+    with db_session() as session:
+        return revisions.current_text(generation_id, session=session)
+
+
+def _open(key: str, generation_id: int, number: int, text: str) -> None:
+    """Put revision `number`'s text (0: the model's) in the editor and edit from it."""
+    st.session_state[key] = text
+    _bases()[generation_id] = (number, text)
+
+
+def _load_newest(key: str, generation_id: int) -> None:
+    """Button callback: the editor takes the newest revision (it runs before widgets are drawn)."""
+    latest = _latest(generation_id)
+    if latest is not None:
+        _open(key, generation_id, latest.number, latest.text)
+        st.session_state[f"{key}.loaded"] = latest.number
+
+
+def _base_name(number: int) -> str:
+    return tr("revisions.base_revision", number=number) if number else tr("revisions.base_model")
+
+
+def editor(result: DraftResult) -> str:
+    """The Draft page's editor, opened on the generation's latest saved revision (a page visit,
+    a reload or another tab's save never brings back an older text); returns the text in it."""
+    key = editor_key(result)
+    gid = result.generation_id
+    base = _bases().get(gid) if gid is not None else None
+    if gid is not None and base is None:  # first time here: the newest saved revision
+        latest = _latest(gid)
+        saved = latest is not None and latest.revision is not None
+        base = (latest.number, latest.text) if latest and saved else (0, result.text)
+        _open(key, gid, *base)
+    if key not in st.session_state:
+        st.session_state[key] = base[1] if base is not None else result.text
+    loaded = st.session_state.pop(f"{key}.loaded", None)
+    if loaded is not None:
+        st.success(tr("revisions.loaded", number=loaded))
+    text = str(st.text_area(tr("draft.edit"), height=320, key=key))
+    if base is not None and base[0]:
+        st.caption(tr("revisions.editing", base=_base_name(base[0])))
+    return text
+
+
+def _newer_than_base(result: DraftResult, text: str) -> None:
+    """When another tab or lawyer saved a newer revision: say so, offer to load it, show how it
+    differs from the editor's text."""
+    from app.redline import redline, to_html
+
+    gid = result.generation_id
+    base = _bases().get(gid) if gid is not None else None
+    latest = _latest(gid) if gid is not None and base is not None else None
+    if base is None or latest is None or latest.revision is None or latest.number == base[0]:
+        return
+    revision = latest.revision
+    st.warning(
+        tr(
+            "revisions.conflict",
+            user=revision.user_name,
+            time=_when(revision.created_at),
+            number=revision.number,
+            base=_base_name(base[0]),
+        )
+    )
+    st.button(
+        tr("revisions.load_newest"),
+        key=f"revisions.load.{result.token}",
+        on_click=_load_newest,
+        args=(editor_key(result), gid),
+        help=tr("revisions.load_newest_help"),
+    )
+    with st.expander(tr("revisions.compare_newest")):
+        st.html(to_html(redline(revision.text, text)))
 
 
 def save(
-    user: User, generation_id: int, text: str, required: tuple[str, ...]
+    user: User, result: DraftResult, text: str, required: tuple[str, ...]
 ) -> StoredRevision | None:
-    """Save `text` as a revision; shows the outcome, returns the revision or None."""
+    """Save `text` as a revision based on the one the editor was opened on; shows the outcome,
+    returns the revision or None."""
     from app import revisions
 
+    gid = result.generation_id
+    if gid is None:
+        return None
+    base = _bases().get(gid, (0, result.text))[0]
     try:
         with db_session() as session:
             saved = revisions.save_revision(
-                user, generation_id, text, session=session, required_sections=required
+                user, gid, text, session=session, base_revision=base, required_sections=required
             )
-    except Exception as exc:  # unchanged, empty, no permission, database down: say so
+    except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
-    _saved_texts()[generation_id] = text
+    _bases()[gid] = (saved.number, text)
     errors = sum(1 for f in saved.findings if f.get("severity") == "error")
     st.success(
         tr("revisions.saved", number=saved.number, time=_when(saved.created_at), errors=errors)
@@ -61,7 +149,6 @@ def save_button(result: DraftResult, text: str) -> None:
     if result.generation_id is None:
         st.caption(tr("revisions.not_logged"))
         return
-    last = _saved_texts().get(result.generation_id, result.text)
     cols = st.columns([1, 3])
     clicked = cols[0].button(
         tr("revisions.save"),
@@ -70,27 +157,26 @@ def save_button(result: DraftResult, text: str) -> None:
         icon=":material/save:",
     )
     if clicked:
-        save(user, result.generation_id, text, result.request.required_sections)
-    elif text != last:
+        save(user, result, text, result.request.required_sections)
+    elif text != _bases().get(result.generation_id, (0, result.text))[1]:
         cols[1].caption(tr("revisions.unsaved"))
+    _newer_than_base(result, text)
 
 
 def approval_text(user: User, result: DraftResult, text: str) -> tuple[str, int | None] | None:
     """The text "Approve as precedent" uses: the latest saved revision, saving edits first.
 
-    Returns (text, revision id or None for the model's own text), or None when saving failed.
+    Returns (text, revision id or None for the model's own text), or None when saving failed
+    (a newer revision than the editor's included: the lawyer decides first).
     The approved text is always the one on screen, and always in the audit log.
     """
-    from app import revisions
-
     if result.generation_id is None:
         return text, None
-    with db_session() as session:
-        now = revisions.current_text(result.generation_id, session=session)
+    now = _latest(result.generation_id)
     if now is None:
         return text, None
     if text != now.text:
-        saved = save(user, result.generation_id, text, result.request.required_sections)
+        saved = save(user, result, text, result.request.required_sections)
         if saved is None:
             return None
         revision = saved

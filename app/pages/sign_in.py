@@ -10,14 +10,6 @@ from app.ui_state import current_user, db_session, lang, tr
 from audit.domain import User
 
 
-def sign_out() -> None:
-    """Sidebar callback: forget the user and everything they had on screen."""
-    keep = {"lang": st.session_state.get("lang")}
-    for key in list(st.session_state):
-        del st.session_state[key]
-    st.session_state.update(keep)
-
-
 def _sign_in_form() -> None:
     st.title(tr("auth.title"))
     st.caption(tr("auth.intro"))

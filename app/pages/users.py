@@ -38,7 +38,8 @@ def _add_form(admin: User) -> None:
 
 
 def _manage_form(admin: User, everyone: list[User]) -> None:
-    """Disable / enable an account, or reset its password to a one-time one."""
+    """Disable / enable an account, or reset its password to a one-time one (drawn before the
+    table, which is read after it, so the table shows the change at once)."""
     st.subheader(tr("users.manage"))
     names = [u.name for u in everyone]
     with st.form("users.manage"):
@@ -56,7 +57,7 @@ def _manage_form(admin: User, everyone: list[User]) -> None:
             else:
                 accounts.set_user_disabled(name, disable, session=session, actor=admin)
     except Exception as exc:  # unknown user, disabling oneself: the service explains
-        st.error(tr("users.failed", detail=describe(exc).text(lang())))
+        st.error(tr("users.manage_failed", detail=describe(exc).text(lang())))
         return
     if reset:
         st.info(tr("users.reset_done", name=name, password=password))
@@ -70,8 +71,10 @@ def render() -> None:
     st.title(tr("users.title"))
     _add_form(user)
     with db_session() as session:
+        before = accounts.list_users(session=session, actor=user)
+    _manage_form(user, before)
+    with db_session() as session:  # read again: the table shows what the form just changed
         everyone = accounts.list_users(session=session, actor=user)
-    _manage_form(user, everyone)
     st.subheader(tr("users.list"))
     st.dataframe(
         [

@@ -102,7 +102,7 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
     with database.session_scope() as session:
-        revisions.save_revision(alice, gid, EDITED, session=session)  # type: ignore[arg-type]
+        revisions.save_revision(alice, gid, EDITED, session=session, base_revision=0)  # type: ignore[arg-type]
     at = page_as(_history_page, alice)
     assert not at.exception
     assert any(c.value == "1 revision(s)" for c in at.caption)
@@ -127,3 +127,57 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     assert at.caption[0].value == "1 generation(s)"
     at.text_input(key="history.text").input("不存在的词").run()
     assert any("No" in i.value or "暂无" in i.value for i in at.info)
+
+
+def _editor(at: AppTest) -> object:
+    return next(a for a in at.text_area if str(a.key).startswith("draft.edit."))
+
+
+def _click(at: AppTest, prefix: str) -> None:
+    next(b for b in at.button if str(b.key).startswith(prefix)).click().run()
+
+
+def test_a_second_tab_cannot_drop_the_first_tabs_revision(app_env: Path) -> None:  # noqa: F811
+    """Issue 20.1: two tabs open the same draft; tab A saves revision 1; tab B, still based on
+    the model's text, is refused with the reason and offered the newest revision and the diff."""
+    from app import revisions
+
+    alice = make_user("alice", "drafter")
+    gid = _logged_generation()
+    tab_a, tab_b = _draft_page_with_result(alice, gid), _draft_page_with_result(alice, gid)
+    _editor(tab_a).input(EDITED).run()  # type: ignore[attr-defined]
+    _click(tab_a, "revisions.save.")
+    assert any(s.value.startswith("Saved revision 1") for s in tab_a.success)
+
+    theirs = MODEL + "三、另一窗口\n"
+    _editor(tab_b).input(theirs).run()  # type: ignore[attr-defined]
+    assert "Since you opened this draft, alice saved revision 1" in tab_b.warning[0].value
+    _click(tab_b, "revisions.save.")
+    (error,) = [e.value for e in tab_b.error]
+    assert "The draft was revised since you opened it: revision 1 by alice" in error
+    diff = next(h.proto.body for h in tab_b.get("html") if "lexspec-redline" in h.proto.body)
+    assert "三、另一窗口</ins>" in diff and "二、材料</del>" in diff  # theirs vs the newest
+    with database.session_scope() as session:
+        assert [r.text for r in revisions.list_revisions(alice, gid, session=session)] == [EDITED]  # type: ignore[arg-type]
+
+    _click(tab_b, "revisions.load.")  # the way forward: the newest revision in the editor
+    assert _editor(tab_b).value == EDITED  # type: ignore[attr-defined]
+    assert any(s.value == "Revision 1 loaded." for s in tab_b.success)
+    assert not tab_b.warning
+    _editor(tab_b).input(EDITED + "三、另一窗口\n").run()  # type: ignore[attr-defined]
+    _click(tab_b, "revisions.save.")
+    assert any(s.value.startswith("Saved revision 2") for s in tab_b.success)
+
+
+def test_the_editor_opens_on_the_newest_saved_revision(app_env: Path) -> None:  # noqa: F811
+    """A fresh page run for the generation (another visit, another tab) shows revision 1, not
+    the model's text, and says what it holds."""
+    alice = make_user("alice", "drafter")
+    gid = _logged_generation()
+    at = _draft_page_with_result(alice, gid)
+    _editor(at).input(EDITED).run()  # type: ignore[attr-defined]
+    _click(at, "revisions.save.")
+    again = _draft_page_with_result(alice, gid)
+    assert _editor(again).value == EDITED  # type: ignore[attr-defined]
+    assert any(c.value == "The editor holds revision 1." for c in again.caption)
+    assert not any(c.value == "There are unsaved edits." for c in again.caption)

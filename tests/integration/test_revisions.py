@@ -45,10 +45,12 @@ def test_saving_appends_chained_numbered_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        first = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        first = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
         session.commit()
     with db_session_factory() as session:
-        second = revisions.save_revision(ADMIN, gid, EDITED + "二、材料\n", session=session)
+        second = revisions.save_revision(
+            ADMIN, gid, EDITED + "二、材料\n", session=session, base_revision=1
+        )
         store.append_event(session=session, actor="x", kind="k", payload={})
         session.commit()
     assert (first.number, second.number) == (1, 2)
@@ -68,8 +70,10 @@ def test_findings_are_rechecked_on_the_revised_text(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, MODEL_TEXT + "三、其他\n", session=session)
-        fixed = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        saved = revisions.save_revision(
+            ALICE, gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0
+        )
+        fixed = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=1)
         session.commit()
     codes = {f["code"] for f in saved.findings}
     assert "citation.repealed" in codes  # 《合同法》 is still there
@@ -92,7 +96,7 @@ def test_refused_saves_leave_nothing(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session, pytest.raises(error):
-        revisions.save_revision(user, gid, body, session=session)
+        revisions.save_revision(user, gid, body, session=session, base_revision=0)
     with db_session_factory() as session:
         assert revision_store.list_revisions(gid, session=session) == []
 
@@ -102,11 +106,11 @@ def test_unknown_generation_and_other_users_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        saved = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
         session.commit()
     with db_session_factory() as session:
         with pytest.raises(LookupError):
-            revisions.save_revision(ALICE, 999, EDITED, session=session)
+            revisions.save_revision(ALICE, 999, EDITED, session=session, base_revision=0)
         with pytest.raises(PermissionDenied):
             revisions.get_revision(BOB, saved.id, session=session)
         generation, revision = revisions.get_revision(ADMIN, saved.id, session=session)
@@ -120,7 +124,7 @@ def test_search_finds_text_that_only_a_revision_has(
     _generation(db_session_factory)
     with db_session_factory() as session:
         assert store.search_generations(session=session, text="五百零二条") == []
-        revisions.save_revision(ALICE, gid, EDITED, session=session)
+        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
         session.commit()
     with db_session_factory() as session:
         found = store.search_generations(session=session, text="五百零二条")
@@ -143,8 +147,10 @@ def test_tampering_with_a_revision_is_caught(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, MODEL_TEXT + "三、其他\n", session=session)
-        revisions.save_revision(ALICE, gid, EDITED, session=session)
+        saved = revisions.save_revision(
+            ALICE, gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0
+        )
+        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=1)
         session.commit()
     with db_session_factory() as session:
         session.execute(text(statement))
@@ -169,7 +175,7 @@ def test_cli_exports_a_revision_with_tracked_changes(
 
     gid = _generation(db_session_factory, doc_type="cross-border-filing-guide")
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, EDITED, session=session)
+        saved = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
         session.commit()
     out = tmp_path / "rev.docx"
     env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
@@ -193,3 +199,63 @@ def test_cli_exports_a_revision_with_tracked_changes(
         timeout=120,
     )
     assert missing.returncode == 2 and "No revision #999" in missing.stderr
+
+
+def test_a_save_based_on_an_older_revision_is_refused_and_drops_nothing(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    """Issue 20.1: a tab still showing the model's text cannot overwrite revision 1."""
+    gid = _generation(db_session_factory)
+    with db_session_factory() as session:
+        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        session.commit()
+    stale = MODEL_TEXT + "三、另一窗口的修改\n"
+    with db_session_factory() as session, pytest.raises(revisions.RevisionConflict) as caught:
+        revisions.save_revision(ADMIN, gid, stale, session=session, base_revision=0)
+    assert caught.value.latest.number == 1 and caught.value.latest.user_name == "alice"
+    assert "revision 1 by alice" in caught.value.message("en")
+    assert "修订 1（alice" in caught.value.message("zh")
+    with db_session_factory() as session:
+        assert [r.text for r in revision_store.list_revisions(gid, session=session)] == [EDITED]
+        again = revisions.save_revision(ADMIN, gid, stale, session=session, base_revision=1)
+        session.commit()
+    assert again.number == 2  # based on the newest: saved
+    with db_session_factory() as session, pytest.raises(revisions.RevisionConflict):
+        revisions.save_revision(ALICE, gid, EDITED + "四、\n", session=session, base_revision=1)
+
+
+def test_two_tabs_saving_at_once_never_both_pass(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    """Both tabs opened the model's text; whichever saves second is refused (PostgreSQL: it
+    waits for the chain lock, then sees revision 1; SQLite: the second writer may instead be
+    refused by the database's own lock), so exactly one revision exists."""
+    import threading
+
+    gid = _generation(db_session_factory)
+    barrier = threading.Barrier(2)
+    outcomes: list[object] = []
+
+    def tab(text: str) -> None:
+        with db_session_factory() as session:
+            barrier.wait()
+            try:
+                revisions.save_revision(ALICE, gid, text, session=session, base_revision=0)
+                session.commit()
+                outcomes.append("saved")
+            except Exception as exc:
+                session.rollback()
+                outcomes.append(exc)
+
+    threads = [threading.Thread(target=tab, args=(EDITED + f"{n}\n",)) for n in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with db_session_factory() as session:
+        saved = revision_store.list_revisions(gid, session=session)
+        dialect = session.get_bind().dialect.name
+    assert len(saved) == 1 and outcomes.count("saved") == 1, outcomes
+    refused = next(o for o in outcomes if o != "saved")
+    if dialect == "postgresql":
+        assert isinstance(refused, revisions.RevisionConflict)

@@ -2,7 +2,7 @@
 preferences, gold items with seeded errors.
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-01
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,134 @@
+"""Trust in a real browser (issue 20 items 1, 5 and 6): a saved revision survives a visit to
+History (the editor shows it and the next save builds on it); a reload or a bookmarked page URL
+keeps the user signed in on that page; an account disabled from another session is signed out
+at its next click, with a message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import RunningApp
+from tests.e2e.test_app_browser import DRAFT_LENGTH, add_user, choose_radio, sign_in
+from tests.e2e.test_honest_browser import COMPANY_INPUT
+
+pytestmark = pytest.mark.e2e
+FIRST = "二、律师补充\n依据《个人信息保护法》第三十八条办理。"
+SECOND = "三、再次修改\n本节为第二次修订。"
+PAGE_NOT_FOUND = "Page not found"
+
+
+def _revisions(app: RunningApp, user: str) -> list[Any]:
+    from audit.db import make_engine, make_session_factory
+    from audit.revisions import list_revisions
+    from audit.store import search_generations
+
+    engine = make_engine(app.database_url)
+    try:
+        with make_session_factory(engine)() as session:
+            newest = search_generations(session=session, user_name=user)[0]
+            return list_revisions(newest.id, session=session)
+    finally:
+        engine.dispose()
+
+
+def _edit(page: Any, text: str) -> None:
+    editor = page.get_by_label("草稿（可编辑）")
+    editor.fill(text)
+    editor.press("Control+Enter")
+    page.get_by_text("有未保存的修改。").wait_for()
+
+
+@pytest.mark.timeout(1500)  # the first streamed characters can be slow on a busy shared CPU
+def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
+    running_app: RunningApp, page: Any
+) -> None:
+    add_user(running_app, "tess", "drafter")
+    sign_in(page, running_app, "tess", "起草")
+    page.get_by_role("button", name="填入示例").click()
+    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    page.get_by_text("生成参数").click()  # free-form: one stream, text from the first chunk
+    choose_radio(page, "自由生成：一次提示，由模型写出全文")
+    page.get_by_role("button", name="生成", exact=True).click()
+    page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=900_000)  # a busy shared CPU
+    page.get_by_role("button", name="停止").click()
+    page.get_by_text("已停止生成，下方保留已生成的部分文本。").wait_for(timeout=60_000)
+
+    editor = page.get_by_label("草稿（可编辑）")
+    model_text = editor.input_value()
+    first = model_text.rstrip() + "\n" + FIRST
+    _edit(page, first)
+    page.get_by_role("button", name="保存修订").click()
+    page.get_by_text("已保存修订 1").wait_for(timeout=60_000)
+
+    page.get_by_role("link", name="历史记录").click()
+    page.get_by_role("heading", name="历史记录").wait_for()
+    page.get_by_role("link", name="起草", exact=True).click()
+    page.get_by_role("heading", name="起草").wait_for()
+    editor.wait_for()
+    assert editor.input_value() == first  # revision 1, not the model's text
+    page.get_by_text("编辑框中是修订 1。").wait_for()
+    assert page.get_by_text("有未保存的修改。").count() == 0
+
+    _edit(page, first + "\n" + SECOND)
+    page.get_by_role("button", name="保存修订").click()
+    page.get_by_text("已保存修订 2").wait_for(timeout=60_000)
+    revs = _revisions(running_app, "tess")
+    assert [r.number for r in revs] == [1, 2]
+    assert FIRST in revs[1].text and SECOND in revs[1].text  # revision 1's changes are kept
+
+
+def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
+    running_app: RunningApp, page: Any
+) -> None:
+    add_user(running_app, "remy", "drafter")
+    sign_in(page, running_app, "remy", "起草")
+    page.get_by_role("link", name="历史记录").click()
+    page.get_by_role("heading", name="历史记录").wait_for()
+    page.wait_for_function("document.cookie.includes('lexspec_session=')")
+    assert page.url.endswith("/generations")
+
+    page.reload()
+    page.get_by_role("heading", name="历史记录").wait_for()
+    page.get_by_text("remy").first.wait_for()  # the sidebar's "signed in as"
+    assert page.get_by_text(PAGE_NOT_FOUND).count() == 0
+    assert page.get_by_label("密码").count() == 0
+
+    bookmark = page.context.new_page()  # the same browser opens a bookmarked page
+    bookmark.goto(f"{running_app.url}/generations")
+    bookmark.get_by_role("heading", name="历史记录").wait_for()
+    assert bookmark.get_by_text(PAGE_NOT_FOUND).count() == 0
+    bookmark.close()
+
+    page.get_by_role("button", name="退出登录").click()
+    page.get_by_role("heading", name="登录 LexSpec").wait_for()
+    page.wait_for_function("!document.cookie.includes('lexspec_session=')")
+    page.goto(f"{running_app.url}/generations")  # signed out: the form, not "Page not found"
+    page.get_by_role("heading", name="登录 LexSpec").wait_for()
+    assert page.get_by_text(PAGE_NOT_FOUND).count() == 0
+    page.get_by_label("用户名").fill("remy")
+    page.get_by_label("密码").fill("e2e-password-1")
+    page.get_by_role("button", name="登录").click()
+    page.get_by_role("heading", name="历史记录").wait_for()  # lands on the page asked for
+
+
+def test_an_account_disabled_elsewhere_is_signed_out_at_its_next_click(
+    running_app: RunningApp, page: Any
+) -> None:
+    from audit.db import make_engine, make_session_factory
+    from audit.users import create_user, set_disabled
+
+    add_user(running_app, "dora", "drafter")
+    sign_in(page, running_app, "dora", "起草")
+    engine = make_engine(running_app.database_url)
+    with make_session_factory(engine).begin() as session:  # an admin, in another session
+        create_user("boss", "admin", "e2e-password-1", session=session)
+        set_disabled("dora", True, session=session, actor="boss")
+    engine.dispose()
+    page.get_by_role("button", name="填入示例").click()
+    page.get_by_text("您的账户已被管理员停用，已退出登录。").wait_for()
+    page.get_by_role("heading", name="登录 LexSpec").wait_for()
+    page.reload()  # the cookie does not bring her back
+    page.get_by_role("heading", name="登录 LexSpec").wait_for()
+    assert page.get_by_role("heading", name="起草").count() == 0
