@@ -22,6 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.domain import (
+    MAX_TEMPERATURE,
     Bilingual,
     BilingualError,
     BilingualMessage,
@@ -90,7 +91,7 @@ class _FieldMeta(BaseModel):
 
 class _Defaults(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    temperature: float = Field(default=0.2, ge=0, le=2)
+    temperature: float = Field(default=0.2, ge=0, le=MAX_TEMPERATURE)
     top_p: float = Field(default=1.0, gt=0, le=1)
     max_tokens: int = Field(default=512, gt=0)
     seed: int | None = None

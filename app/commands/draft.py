@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.domain import MAX_TEMPERATURE
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -146,8 +147,8 @@ def _params(args: argparse.Namespace, doc: DocType, lang: str) -> GenerationPara
             return None
         params = replace(params, max_tokens=args.max_tokens)
     if args.temperature is not None:
-        if args.temperature < 0:
-            _fail(msg("bad_number", lang, flag="--temperature"))
+        if not 0.0 <= args.temperature <= MAX_TEMPERATURE:  # also refuses nan
+            _fail(msg("bad_temperature", lang, flag="--temperature", top=MAX_TEMPERATURE))
             return None
         params = replace(params, temperature=args.temperature)
     return params

@@ -138,6 +138,10 @@ def test_server_down_is_a_clear_message_and_logged_as_an_error(audit_db: str) ->
         (["--type", "clause-continuation"], "为必填项"),
         ([*CLAUSE, "--endpoint", "vllm"], "vllm"),
         ([*CLAUSE, "--max-tokens", "0"], "--max-tokens"),
+        ([*CLAUSE, "--temperature", "nan"], "--temperature"),
+        ([*CLAUSE, "--temperature", "inf"], "--temperature"),
+        ([*CLAUSE, "--temperature", "-0.5"], "--temperature"),
+        ([*CLAUSE, "--temperature", "2.5"], "--temperature"),
     ],
 )
 def test_bad_input_gets_a_message_not_a_traceback(args: list[str], needle: str) -> None:
