@@ -121,7 +121,8 @@ class Engine:
     def generate(self, req: Request) -> Iterator[Step]:
         """Yield one Step per target pass until end of generation, max_tokens or cancellation."""
         model = self.model
-        self.last_reused = model.prefill(req.prompt)  # prompt tokens whose KV was kept
+        # prompt tokens whose KV was kept; a request cancelled mid-prefill stops there
+        self.last_reused = model.prefill(req.prompt, req.cancelled.is_set)
         rng = np.random.default_rng(req.seed)
         tokens = list(req.prompt)
         governor = RequestGovernor(self.cost)

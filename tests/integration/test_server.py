@@ -120,11 +120,38 @@ def _chat_with(content: object) -> dict:
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
+def _ascii(body: object) -> bytes:
+    """A body as ASCII JSON, so a lone surrogate travels as its escape (\\ud800)."""
+    return json.dumps(body).encode()
+
+
+LONE = "\ud800"
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "param"),
     [
         ("GET", "/no/such/route", None, 404, None),
-        ("POST", "/v1/completions", b"{}", 404, None),
+        ("POST", "/v1/completions", b"{}", 400, "prompt"),
+        ("POST", "/v1/chat/completions", _ascii(_chat_with(LONE)), 400, "messages[0].content"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            _ascii(_chat_with([{"type": "text", "text": "a" + LONE}])),
+            400,
+            "messages[0].content[0].text",
+        ),
+        ("POST", "/v1/chat/completions", _ascii(_chat_with("x") | {"model": LONE}), 400, "model"),
+        ("POST", "/tokenize", _ascii({"prompt": LONE}), 400, "prompt"),
+        ("POST", "/v1/completions", _ascii({"prompt": "x" + LONE, "max_tokens": 2}), 400, "prompt"),
+        ("POST", "/v1/chat/completions", _chat_with("x") | {"seed": -1}, 400, "seed"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            _chat_with("x") | {"seed": -5, "stream": True},
+            400,
+            "seed",
+        ),
         ("GET", "/v1/chat/completions", None, 405, None),
         ("DELETE", "/v1/models", None, 405, None),
         ("POST", "/v1/chat/completions", DEEP, 400, None),

@@ -1,5 +1,6 @@
 """Fuzzing the embedded server's chat API (hypothesis) over message shapes and parameter
-types: every answer is a valid completion or OpenAI's JSON error, and /health stays up."""
+types, strings with lone UTF-16 surrogates and negative seeds: every answer is a valid
+completion or OpenAI's JSON error, and /health stays up."""
 
 from __future__ import annotations
 
@@ -15,11 +16,17 @@ pytestmark = pytest.mark.integration
 
 MAX_TOKENS = 4  # a valid request generates at most this many tokens, so examples stay cheap
 
-texts = st.text(max_size=12)
+# Text as JSON can carry it: any code point, lone surrogates included ("\ud800" is valid JSON
+# but no valid Unicode text); st.text() alone never draws a surrogate.
+surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+texts = st.one_of(
+    st.text(max_size=12),
+    st.lists(st.one_of(st.characters(), surrogates), min_size=1, max_size=6).map("".join),
+)
 scalars = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-2, 3),
+    st.integers(-3, 3),
     st.floats(allow_nan=False, allow_infinity=False),
     texts,
 )
@@ -68,8 +75,18 @@ bodies = st.fixed_dictionaries(
 )
 
 
+def _client_mistake(body: dict) -> bool:
+    """A lone surrogate anywhere, or a negative seed: the answer must be a 400."""
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    seed = body.get("seed")
+    return isinstance(seed, int) and not isinstance(seed, bool) and seed < 0
+
+
 def _check_error(response: httpx.Response) -> None:
-    assert 400 <= response.status_code < 600, response.text
+    assert 400 <= response.status_code < 500, response.text  # a client's mistake, never a 500
     error = response.json()["error"]
     assert set(error) == {"message", "type", "param", "code"}
     assert error["code"] == response.status_code and error["message"]
@@ -99,7 +116,11 @@ def _check_stream(lines: list[str]) -> None:
 @given(body=bodies)
 def test_any_body_gets_a_completion_or_a_json_error(llm_base_url: str, body: dict) -> None:
     url = f"{llm_base_url}/chat/completions"
-    with httpx.stream("POST", url, json=body, timeout=120) as response:
+    data = json.dumps(body).encode()  # ASCII JSON: surrogates travel as \ud800 escapes
+    headers = {"content-type": "application/json"}
+    with httpx.stream("POST", url, content=data, headers=headers, timeout=120) as response:
+        if _client_mistake(body):
+            assert response.status_code == 400, response.read()
         if response.status_code != 200:
             response.read()
             _check_error(response)
