@@ -206,15 +206,18 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     return lines
 
 
-def _stream(run: Any) -> GenerationOutcome:
+def _stream(run: Any, lang: str) -> GenerationOutcome:
     """Print the draft as it arrives (an outline draft part by part, each part once final, with
-    its progress on stderr); Ctrl-C cancels and still returns the partial outcome."""
+    its progress on stderr, and where it waits in the server's queue while it says so); Ctrl-C
+    cancels and still returns the partial outcome."""
     settled = getattr(run, "settled_text", None)
     printed = ""
     updates = iter(run)
     try:
         for update in updates:
-            if settled is None:
+            if update.queued and not update.delta:
+                sys.stderr.write(msg("queued", lang, ahead=update.queued) + "\n")
+            elif settled is None:
                 sys.stdout.write(update.delta)
             else:
                 now = settled()
@@ -287,7 +290,7 @@ def handle(args: argparse.Namespace) -> int:
         return 2
     label = settings.all_endpoints()[endpoint].label
     outcome = _stream(
-        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label)
+        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label), lang
     )
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
