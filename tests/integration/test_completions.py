@@ -61,9 +61,7 @@ def test_echo_starts_with_the_prompt_streamed_or_not(client: openai.OpenAI) -> N
     assert "".join(c.choices[0].text for c in stream) == echoed
 
 
-def test_stop_strings_seeded_sampling_and_metrics(
-    client: openai.OpenAI, llm_base_url: str
-) -> None:
+def test_stop_strings_seeded_sampling_and_metrics(client: openai.OpenAI, llm_base_url: str) -> None:
     generated = metric_total(llm_base_url, "vllm:generation_tokens_total{")
     kw = {"model": _model(client), "prompt": "Monday, Tuesday, Wednesday,", "max_tokens": 16}
     r = client.completions.create(temperature=0, stop=["Friday"], **kw)
