@@ -209,7 +209,7 @@ def _consume(
         for update in updates:
             live.text = update.text
             prompt = update.phase is not None and update.phase.name == "prompt"
-            if prompt or (not update.delta and update.queued is not None):
+            if prompt or (not update.delta and (update.queued is not None or first is None)):
                 # waiting: for a part's prompt, or in the server's queue (as it says)
                 ahead = tr("draft.queued_ahead", ahead=update.queued) if update.queued else ""
                 line = phase_text(update.phase) if prompt else ""
