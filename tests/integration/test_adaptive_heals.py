@@ -16,12 +16,8 @@ from tests.servers import embedded_server, metric_total
 
 pytestmark = pytest.mark.integration
 
-REPEAT = [
-    {
-        "role": "user",
-        "content": "Repeat exactly, five times: 第一条 数据处理者应当申报数据出境安全评估。",
-    }
-]
+# a text completion the model continues by repeating itself: prompt lookup finds proposals
+PROMPT = "第一条 数据处理者应当申报数据出境安全评估。\n" * 6
 MAX_REQUESTS = 8  # each at most 48 tokens: a few hundred tokens in all
 
 
@@ -44,9 +40,9 @@ def test_drafting_resumes_once_the_load_is_gone(calibrated_under_load: str) -> N
     series = "vllm:spec_decode_num_draft_tokens_total{"
     before = metric_total(url, series)
     for _ in range(MAX_REQUESTS):
-        body = {"messages": REPEAT, "temperature": 0, "max_tokens": 48}
-        reply = httpx.post(f"{url}/chat/completions", json=body, timeout=600).json()
-        assert reply["choices"][0]["message"]["content"]
+        body = {"prompt": PROMPT, "temperature": 0, "max_tokens": 48}
+        reply = httpx.post(f"{url}/completions", json=body, timeout=600).json()
+        assert reply["choices"][0]["text"]
         if metric_total(url, series) > before:
             break
     assert metric_total(url, series) > before
