@@ -31,6 +31,7 @@ from app.domain import (
     RenderedPrompt,
     validation_reasons,
 )
+from app.route.form import parse_count
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -323,7 +324,6 @@ def load_library(prompts_dir: Path) -> Library:
 # --- validation and rendering ----------------------------------------------------------
 
 _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
-_COUNT = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)$")  # a non-negative whole number
 
 
 def _en_choice(spec: FieldSpec, value: str) -> str:
@@ -366,7 +366,7 @@ def _check_field(spec: FieldSpec, value: str) -> FieldError | None:
         return _error("not_a_choice", spec)
     if spec.kind == "number" and not (_NUMBER.match(value) and math.isfinite(_number(value))):
         return _error("not_a_number", spec)
-    if spec.kind == "count" and not _COUNT.match(value):
+    if spec.kind == "count" and parse_count(value) is None:  # as the route and the CLI read it
         return _error("not_a_count", spec)
     if spec.kind == "date":
         try:
