@@ -11,12 +11,13 @@ response from any thread (Stop), which ends a read that is waiting on a slow ser
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
-import httpx2  # the HTTP library under the `openai` package: its raw response is one
 import openai
 from openai.types.chat import ChatCompletionChunk
 
@@ -39,8 +40,11 @@ def queue_note(line: str) -> Queued:
 class SSEChunks:
     """Iterate for ChatCompletionChunk and Queued items until `data: [DONE]`."""
 
-    def __init__(self, response: httpx2.Response) -> None:
+    def __init__(self, response: Any) -> None:
+        """`response`: the raw streamed response of the `openai` client, an httpx (or, in
+        newer `openai` releases, httpx2) Response; its own library's errors are caught."""
         self._response = response
+        self._http = importlib.import_module(type(response).__module__.partition(".")[0])
 
     def __iter__(self) -> Iterator[ChatCompletionChunk | Queued]:
         """Transport failures become the `openai` errors its own reader raises: a read timeout
@@ -49,9 +53,9 @@ class SSEChunks:
         request = self._response.request
         try:
             yield from self._items()
-        except httpx2.TimeoutException as exc:
+        except self._http.TimeoutException as exc:
             raise openai.APITimeoutError(request=request) from exc
-        except httpx2.TransportError as exc:
+        except self._http.TransportError as exc:
             raise openai.APIConnectionError(request=request) from exc
 
     def _items(self) -> Iterator[ChatCompletionChunk | Queued]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-import httpx2
+import httpx
 import openai
 import pytest
 
@@ -14,7 +14,7 @@ from app.llm.sse import Queued, SSEChunks, queue_note
 from tests.fakes import FakeClient
 from tests.unit.test_generation import PIECES, RecordingChecker, run_draft
 
-REQUEST = httpx2.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+REQUEST = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 CHUNK = {
     "id": "chatcmpl-x",
     "object": "chat.completion.chunk",
@@ -24,8 +24,8 @@ CHUNK = {
 }
 
 
-def _response(*events: str) -> httpx2.Response:
-    return httpx2.Response(200, content="".join(events).encode(), request=REQUEST)
+def _response(*events: str) -> httpx.Response:
+    return httpx.Response(200, content="".join(events).encode(), request=REQUEST)
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,21 @@ def test_a_queued_draft_says_how_many_are_ahead_before_its_text() -> None:
     outcome = run.outcome()
     assert outcome.status == "complete" and outcome.text == "".join(PIECES)
     assert outcome.stats.ttft_s is not None  # timed from the text, not from the queue notes
+
+
+class _Silent(httpx.SyncByteStream):
+    """A response body that sends one comment, then goes silent past the read timeout."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        yield b": queued 1 ahead\n\n"
+        raise httpx.ReadTimeout("no bytes within the read timeout")
+
+
+def test_silence_past_the_read_timeout_is_openais_timeout_error() -> None:
+    from app.llm.errors import explain
+
+    response = httpx.Response(200, stream=_Silent(), request=REQUEST)
+    items = SSEChunks(response)
+    with pytest.raises(openai.APITimeoutError) as info:
+        list(items)
+    assert "did not answer within 2 s" in explain(info.value, "http://x", 2).message("en")
