@@ -180,6 +180,9 @@ class RenderedPrompt:
         return [*msgs, {"role": "user", "content": self.user}]
 
 
+MAX_TEMPERATURE = 2.0  # OpenAI's (and vLLM's) upper bound on the sampling temperature
+
+
 @dataclass(frozen=True)
 class GenerationParams:
     temperature: float = 0.0

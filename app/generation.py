@@ -34,12 +34,15 @@ def final_status(stream_status: str, finish_reason: str | None) -> Status:
 
 @dataclass(frozen=True)
 class DraftUpdate:
-    """The draft so far, the new text, and a fresh CheckResult when a check ran on this update."""
+    """The draft so far, the new text, and a fresh CheckResult when a check ran on this update;
+    `queued`: the requests the server will serve first, while it holds this one back (it says
+    so in its stream; None: not queued, or a server that does not say)."""
 
     text: str
     delta: str
     check: CheckResult | None = None
     phase: Any = None  # outline drafts: app.outline.run.Phase (prompt / streaming, which part)
+    queued: int | None = None
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ class DraftRun(Run):
                 check = None
                 if len(text) - checked_at >= self.check_every_chars:
                     check, checked_at = self._run_check(text), len(text)
-                yield DraftUpdate(text, delta, check)
+                yield DraftUpdate(text, delta, check, queued=self.stream.queued)
         finally:
             deltas.close()  # a consumer that stops early leaves the stream "stopped", not running
             self._finish()

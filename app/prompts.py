@@ -22,6 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.domain import (
+    MAX_TEMPERATURE,
     Bilingual,
     BilingualError,
     BilingualMessage,
@@ -30,6 +31,7 @@ from app.domain import (
     RenderedPrompt,
     validation_reasons,
 )
+from app.route.form import parse_count
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -90,7 +92,7 @@ class _FieldMeta(BaseModel):
 
 class _Defaults(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    temperature: float = Field(default=0.2, ge=0, le=2)
+    temperature: float = Field(default=0.2, ge=0, le=MAX_TEMPERATURE)
     top_p: float = Field(default=1.0, gt=0, le=1)
     max_tokens: int = Field(default=512, gt=0)
     seed: int | None = None
@@ -322,7 +324,6 @@ def load_library(prompts_dir: Path) -> Library:
 # --- validation and rendering ----------------------------------------------------------
 
 _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$")
-_COUNT = re.compile(r"^(\d{1,3}(,\d{3})+|\d+)$")  # a non-negative whole number
 
 
 def _en_choice(spec: FieldSpec, value: str) -> str:
@@ -365,7 +366,7 @@ def _check_field(spec: FieldSpec, value: str) -> FieldError | None:
         return _error("not_a_choice", spec)
     if spec.kind == "number" and not (_NUMBER.match(value) and math.isfinite(_number(value))):
         return _error("not_a_number", spec)
-    if spec.kind == "count" and not _COUNT.match(value):
+    if spec.kind == "count" and parse_count(value) is None:  # as the route and the CLI read it
         return _error("not_a_count", spec)
     if spec.kind == "date":
         try:

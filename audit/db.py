@@ -17,6 +17,7 @@ at head already takes no lock at all.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from audit.files import private_file
@@ -45,12 +47,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for `url`; SQLite gets its parent directory created and its pragmas set."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **kwargs)
+        return _create(url, pool_pre_ping=True, **kwargs)
+    timeout_s = _sqlite_timeout(parsed)  # a bad ?timeout= is refused before any file is made
     if parsed.database and parsed.database != ":memory:":
         private_file(Path(parsed.database))  # 0600 before SQLite opens it (-wal/-shm follow)
-    # `?timeout=SECONDS` in the URL shortens (or lengthens) the wait for a locked file
-    timeout_s = float(str(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)))
-    engine = create_engine(
+    engine = _create(
         parsed.difference_update_query(["timeout"]),
         connect_args={"timeout": timeout_s},
         **kwargs,
@@ -58,6 +59,31 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
+
+
+def _create(url: str | URL, **kwargs: Any) -> Engine:
+    """create_engine, with a driver that is not installed reported as a bad URL (ArgumentError)
+    rather than the ImportError of the dialect's module."""
+    try:
+        return create_engine(url, **kwargs)
+    except ImportError as exc:
+        backend = make_url(url).drivername
+        raise ArgumentError(
+            f"the database driver for {backend} is not installed ({exc.name or exc})"
+        ) from exc
+
+
+def _sqlite_timeout(parsed: URL) -> float:
+    """`?timeout=SECONDS` in a SQLite URL shortens (or lengthens) the wait for a locked file;
+    ArgumentError (a bad URL) unless it is a finite number of 0 or more."""
+    raw = str(parsed.query.get("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000))
+    try:
+        timeout_s = float(raw)
+    except ValueError:
+        timeout_s = math.nan
+    if not 0 <= timeout_s < math.inf:
+        raise ArgumentError(f"?timeout must be a number of seconds, 0 or more, not {raw!r}")
+    return timeout_s
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:

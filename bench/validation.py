@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.commands.check import format_text  # noqa: E402
 from app.validation import check, load_catalogue  # noqa: E402
 from app.validation import content as content_stage  # noqa: E402
 from app.validation.calibration import CAPABILITIES, evaluate, grid, load_claims  # noqa: E402
@@ -102,6 +103,19 @@ def full_checks(name: str, text: str, catalogue: Catalogue, repeat: int) -> None
         )
 
 
+def text_report(text: str, catalogue: Catalogue) -> None:
+    """`lexspec check --format text`'s report (line:col per finding) of the draft repeated to
+    about 1 MB: its cost beyond the check itself, which rescanning per finding made quadratic."""
+    big = "\n".join([text] * max(1, 1_000_000 // max(1, len(text))))
+    result = check(big, required_sections=SECTIONS, catalogue=catalogue, texts=NO_TEXTS)
+    wall, cpu = time.perf_counter(), time.process_time()
+    format_text(big, result, "zh")
+    print(
+        f"  text report of {len(big)} chars, {len(result.findings)} findings: "
+        f"{ms(time.perf_counter() - wall)} wall / {ms(time.process_time() - cpu)} CPU"
+    )
+
+
 def streaming(text: str, catalogue: Catalogue, chunk: int) -> None:
     ends = range(chunk, len(text) + chunk, chunk)
     per_check = [timed(text[:end], catalogue) for end in ends]
@@ -149,6 +163,7 @@ def main() -> None:
         ("citing-sentences draft", claims_draft(args.chars)),
     ):
         full_checks(name, text, catalogue, args.repeat)
+        text_report(text, catalogue)
         for chunk in sorted({args.chunk, 200}):
             streaming(text, catalogue, chunk)
 

@@ -15,6 +15,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from app.domain import GenerationParams
 from app.llm.client import ChatStream
+from app.llm.sse import Queued
 
 
 def chunk(
@@ -104,8 +105,10 @@ class FakeClient:
         delay_s: float = 0.0,
         finish: str = "stop",
         scripts: Sequence[Sequence[str]] | None = None,
+        queue: Sequence[int | None] = (),
     ) -> None:
         self.pieces = list(pieces)
+        self.queue = list(queue)  # the server's queue comments before the first chunk
         self.finish = finish  # the finish_reason of every request ("length": cut by max_tokens)
         self.scripts = [list(s) for s in scripts] if scripts else None  # pieces per request
         self.draft, self.accepted = draft, accepted
@@ -130,7 +133,8 @@ class FakeClient:
         def open_chunks() -> Replay:
             if self.open_error is not None:
                 raise self.open_error
-            chunks = [chunk(p) for p in pieces]
+            chunks: list[Any] = [Queued(ahead) for ahead in self.queue]
+            chunks += [chunk(p) for p in pieces]
             chunks.append(chunk("", finish=self.finish))
             chunks.append(final_chunk(20, len(pieces), self.draft, self.accepted))
             replay = Replay(chunks, fail_after=self.fail_after, delay_s=self.delay_s)

@@ -40,11 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def read_facts(source: str) -> Any:
     """The form's values from a JSON object file, as the facts check reads them."""
+    from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD
     from app.validation.facts import form_facts
 
     try:
         data = json.loads(read_draft(source))
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # also: nested too deep, a 5,000-digit number
         raise InputError(
             f"表单事实文件不是有效的 JSON：{source}", f"Not a valid JSON file: {source}"
         ) from exc
@@ -58,6 +59,19 @@ def read_facts(source: str) -> Any:
         raise InputError(
             f"表单事实文件应为 JSON 对象，且含 individuals_count：{source}",
             f"The facts file must be a JSON object with individuals_count: {source}",
+        )
+    bad = [
+        name
+        for name, count in (
+            (INDIVIDUALS_FIELD, facts.individuals),
+            (SENSITIVE_FIELD, facts.sensitive),
+        )
+        if count is None
+    ]
+    if bad:
+        fields = ", ".join(bad)
+        raise InputError(
+            t("route.bad_count", "zh", fields=fields), t("route.bad_count", "en", fields=fields)
         )
     return facts
 
@@ -93,11 +107,11 @@ def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
 
 def format_text(text: str, result: Any, lang: str) -> str:
     """One line per finding: line:col severity code message [→ suggestion]."""
-    from app.validation import line_col
+    from app.validation import line_cols
 
     lines = []
-    for f in result.findings:
-        line, col = line_col(text, f.start)
+    places = line_cols(text, (f.start for f in result.findings))
+    for f, (line, col) in zip(result.findings, places, strict=True):
         message = f.bilingual.text(lang)
         hint = f" → {f.suggestion}" if f.suggestion else ""
         lines.append(f"{line}:{col} {f.severity} {f.code} {message}{hint}")

@@ -1,7 +1,8 @@
 """`lexspec cite "《个人信息保护法》第三十九条" [--date YYYY-MM-DD] [--format text|json]`: show the law.
 
-Prints the article's text (or the cited 款 or 项 on its own) with its statute, version and source. Exit status: 0 shown,
-2 an unknown statute or article, a statute whose text is not held, or a bad date."""
+Prints the article's text (or the cited 款 or 项 on its own) with its statute, version and
+source. Exit status: 0 shown, 2 an unknown statute, article, 款 or 项, a statute whose text is
+not held, a statute not yet in force on --date (one line saying from when it is), or a bad date."""
 
 from __future__ import annotations
 

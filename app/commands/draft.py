@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.domain import MAX_TEMPERATURE
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -146,8 +147,8 @@ def _params(args: argparse.Namespace, doc: DocType, lang: str) -> GenerationPara
             return None
         params = replace(params, max_tokens=args.max_tokens)
     if args.temperature is not None:
-        if args.temperature < 0:
-            _fail(msg("bad_number", lang, flag="--temperature"))
+        if not 0.0 <= args.temperature <= MAX_TEMPERATURE:  # also refuses nan
+            _fail(msg("bad_temperature", lang, flag="--temperature", top=MAX_TEMPERATURE))
             return None
         params = replace(params, temperature=args.temperature)
     return params
@@ -205,15 +206,18 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     return lines
 
 
-def _stream(run: Any) -> GenerationOutcome:
+def _stream(run: Any, lang: str) -> GenerationOutcome:
     """Print the draft as it arrives (an outline draft part by part, each part once final, with
-    its progress on stderr); Ctrl-C cancels and still returns the partial outcome."""
+    its progress on stderr, and where it waits in the server's queue while it says so); Ctrl-C
+    cancels and still returns the partial outcome."""
     settled = getattr(run, "settled_text", None)
     printed = ""
     updates = iter(run)
     try:
         for update in updates:
-            if settled is None:
+            if update.queued and not update.delta:
+                sys.stderr.write(msg("queued", lang, ahead=update.queued) + "\n")
+            elif settled is None:
                 sys.stdout.write(update.delta)
             else:
                 now = settled()
@@ -286,7 +290,7 @@ def handle(args: argparse.Namespace) -> int:
         return 2
     label = settings.all_endpoints()[endpoint].label
     outcome = _stream(
-        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label)
+        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label), lang
     )
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)

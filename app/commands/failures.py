@@ -16,6 +16,7 @@ REFUSED = 1
 def explain(exc: BaseException) -> tuple[str, int] | None:
     """(the line to print, the exit code) for an expected failure, else None."""
     from pydantic import ValidationError
+    from pydantic_settings import SettingsError
     from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 
     from app.domain import BilingualError, validation_reasons
@@ -30,6 +31,8 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
         return cli_text("cli.failure.error", detail=exc), BAD_INPUT
     if isinstance(exc, ValidationError):
         return cli_text("cli.failure.bad_setting", detail=validation_reasons(exc)), BAD_INPUT
+    if isinstance(exc, SettingsError):  # a LEXSPEC_ value that is not even JSON
+        return cli_text("cli.failure.bad_setting", detail=_first_line(exc)), BAD_INPUT
     if isinstance(exc, ArgumentError | NoSuchModuleError):
         return cli_text("cli.failure.bad_url", detail=_first_line(exc)), BAD_INPUT
     if isinstance(exc, DatabaseError):

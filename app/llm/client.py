@@ -26,6 +26,7 @@ from app.llm.errors import (
     server_stopped,
     unknown_endpoint,
 )
+from app.llm.sse import Queued, SSEChunks
 
 Status = Literal["running", "complete", "stopped", "error"]
 Messages = Sequence[Mapping[str, str]]
@@ -53,6 +54,8 @@ class ChatStream:
         self._started = False
         self._parts: list[str] = []
         self.model = model
+        # requests the server will serve before this one, while it says so (SSE comments)
+        self.queued: int | None = None
         self.status: Status = "running"
         self.error: str | None = None
         self.finish_reason: str | None = None
@@ -96,6 +99,12 @@ class ChatStream:
         for chunk in self._source:
             if self._cancelled.is_set():
                 return
+            if isinstance(chunk, Queued):
+                if chunk.ahead != self.queued:  # an empty delta: the caller shows the queue
+                    self.queued = chunk.ahead
+                    yield ""
+                continue
+            self.queued = None
             delta = self._absorb(chunk)
             if delta:
                 yield delta
@@ -305,11 +314,14 @@ class OpenAIClient:
         return {"chat_template_kwargs": dict(kwargs)} if kwargs else None
 
     def stream_chat(self, messages: Messages, params: GenerationParams) -> ChatStream:
-        """Start a streaming chat completion (opened lazily, on first iteration)."""
+        """Start a streaming chat completion (opened lazily, on first iteration). The response
+        is read by SSEChunks, which also hands on the server's queue comments; the timeout is
+        httpx's read timeout, the longest silence between bytes, never the total."""
 
         def open_chunks() -> Iterable[Any]:
-            create: Any = self._client.chat.completions.create  # untyped: any server's model id
-            return create(  # type: ignore[no-any-return]
+            # untyped: any server's model id
+            create: Any = self._client.chat.completions.with_raw_response.create
+            raw = create(
                 model=self.model(),
                 messages=[dict(m) for m in messages],
                 stream=True,
@@ -321,6 +333,7 @@ class OpenAIClient:
                 stop=list(params.stop) if params.stop else openai.omit,
                 extra_body=self._extra_body(),
             )
+            return SSEChunks(raw.http_response)
 
         return ChatStream(
             open_chunks,

@@ -92,7 +92,8 @@ class OutlineRun(Run):
 
     def _update(self, delta: str, phase: Phase) -> DraftUpdate:
         text, _ = assemble(self.plan.steps, self._prose)
-        return DraftUpdate(text, delta, None, phase)
+        queued = self._current.stream.queued if self._current is not None else None
+        return DraftUpdate(text, delta, None, phase, queued)
 
     def __iter__(self) -> Generator[DraftUpdate, None, None]:
         self._started = time.monotonic()
@@ -121,6 +122,9 @@ class OutlineRun(Run):
         shown = ""
         try:
             for raw in part:
+                if raw == shown:  # no new text: the server said where the request waits
+                    yield self._update("", Phase("prompt", step.index, steps, heading, tokens))
+                    continue
                 if self._first is None:
                     self._first = time.monotonic() - self._started
                 self._prose[step.index] = raw

@@ -208,10 +208,12 @@ def _consume(
     try:
         for update in updates:
             live.text = update.text
-            if update.phase is not None and update.phase.name == "prompt":
-                status.caption(
-                    _after_queue(queued if first is None else "", phase_text(update.phase))
-                )
+            prompt = update.phase is not None and update.phase.name == "prompt"
+            if prompt or (not update.delta and (update.queued is not None or first is None)):
+                # waiting: for a part's prompt, or in the server's queue (as it says)
+                ahead = tr("draft.queued_ahead", ahead=update.queued) if update.queued else ""
+                line = phase_text(update.phase) if prompt else ""
+                status.caption(_after_queue(ahead or (queued if first is None else ""), line))
                 show_text(update.text, (), box)
                 continue
             chunks += 1

@@ -5,6 +5,7 @@ types' meta.yaml use the same names and choices (test_route_form checks they agr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from app.route.engine import RouteDecision, TransferFacts, decide
@@ -28,10 +29,21 @@ EXEMPTION_CHOICES: dict[str, Exemption | None] = {
 }
 
 
+# 1200000 or 1,200,000 (ASCII digits only); at most 12 digits: far beyond any count of people,
+# and far below the length at which int() refuses a string (4,300 digits)
+COUNT = re.compile(r"[0-9]+|[0-9]{1,3}(?:,[0-9]{3})+")
+MAX_COUNT_DIGITS = 12
+
+
 def parse_count(value: str) -> int | None:
-    """A non-negative whole number written with or without thousands commas; else None."""
-    digits = value.strip().replace(",", "")
-    return int(digits) if digits.isascii() and digits.isdigit() else None
+    """A non-negative whole number written plainly or with commas between thousands (1200000,
+    1,200,000); else None: misplaced commas (1,0,0 is not 100) and numbers longer than any count
+    of people (MAX_COUNT_DIGITS) are not counts."""
+    text = value.strip()
+    if not COUNT.fullmatch(text):
+        return None
+    digits = text.replace(",", "")
+    return int(digits) if len(digits) <= MAX_COUNT_DIGITS else None
 
 
 def facts_from_values(values: Mapping[str, str]) -> TransferFacts | None:

@@ -46,7 +46,14 @@ FIRST_COOLDOWN = 16
 # The seed points' weight halves after this many passes observed on real traffic (and keeps
 # fading): soon the machine's own timings outweigh the start-up calibration or DEFAULT_SEED.
 SEED_FADE = 16
-OUTLIER = 10.0  # a pass this many times off the fit (a stall, a swapped-out process) is ignored
+OUTLIER = (
+    10.0  # a pass this many times slower than the fit (a stall, a swapped-out process) is ignored
+)
+# Every EXPLORE_EVERY-th proposal the cost model turns down is verified anyway, EXPLORE_SIZES
+# tokens in turn: a little exploration, so multi-row passes keep being timed on live traffic
+# and a fit that priced them from a busy start heals within a few hundred tokens.
+EXPLORE_EVERY = 24
+EXPLORE_SIZES = (2, 4, 8)
 
 
 def features(n: int | np.ndarray, context: int | np.ndarray) -> np.ndarray:
@@ -102,9 +109,11 @@ class PassCost:
         return float(features(n, context) @ self.theta)
 
     def observe(self, n: int, context: int, seconds: float) -> None:
-        """Add one timed pass of real traffic (outliers are dropped)."""
+        """Add one timed pass of real traffic. A pass far slower than the fit (a stall) is
+        dropped; a far faster one is kept: it is the machine freed from a load it was
+        calibrated under, exactly what the fit must learn."""
         predicted = self.seconds(n, context)
-        if predicted > 0 and not (predicted / OUTLIER <= seconds <= predicted * OUTLIER):
+        if predicted > 0 and seconds > predicted * OUTLIER:
             return
         self.recent.append((n, context, seconds))
         self._pending += 1
@@ -125,6 +134,30 @@ class PassCost:
     def table(self, context: int, sizes: Iterable[int] = (2, 4, 8, 17)) -> dict[int, float]:
         """Relative costs at one context length, for logs and benchmarks."""
         return {n: round(self(n, context), 2) for n in sizes}
+
+
+class Explorer:
+    """When to verify a draft the cost model turned down (see EXPLORE_EVERY), and how long.
+
+    Without it a server whose fit says drafting never pays times single-row passes only, so
+    the fit never learns that multi-row passes got cheaper (calibrated while the machine was
+    busy, it would draft 0 tokens for good). Exploring costs a few rows now and then and
+    changes no output: a verified draft yields exactly the target's tokens."""
+
+    def __init__(self, every: int = EXPLORE_EVERY, sizes: tuple[int, ...] = EXPLORE_SIZES) -> None:
+        self.every = every
+        self.sizes = sizes
+        self._declined = 0
+        self._turn = 0
+
+    def size(self) -> int:
+        """0 (do not draft), or how many tokens of a declined proposal to verify anyway."""
+        self._declined += 1
+        if self._declined < self.every:
+            return 0
+        self._declined = 0
+        self._turn += 1
+        return self.sizes[(self._turn - 1) % len(self.sizes)]
 
 
 def time_passes(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,14 +116,20 @@ class Model:
                 n = 0
             del self.cached[n:]
 
-    def prefill(self, prompt: Sequence[int]) -> int:
+    def prefill(self, prompt: Sequence[int], stop: Callable[[], bool] | None = None) -> int:
         """Put all but the last prompt token into the KV cache; return how many were reused.
 
         The longest prefix the cache already holds is kept, whatever computed it: every batch
         is batch-invariant (MAX_INVARIANT_ROWS), so reused and fresh KV are bit-identical.
+        `stop()` is asked before each piece: when it says so (the client has gone) the rest
+        is not computed, and the cache holds the prompt as far as it got.
         """
         n = self.reuse_prefix(prompt)
-        self.decode(prompt[n:-1], 0)
+        rest = prompt[n:-1]
+        for start in range(0, len(rest), MAX_INVARIANT_ROWS):
+            if stop is not None and stop():
+                break
+            self.decode(rest[start : start + MAX_INVARIANT_ROWS], 0)
         return n
 
     def reuse_prefix(self, tokens: Sequence[int]) -> int:

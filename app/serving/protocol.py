@@ -6,17 +6,20 @@ field (`param`), never coerced (`"stream": "false"` is not false) and never a 50
 
 from __future__ import annotations
 
-import time
-import uuid
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.domain import Bilingual
+from app.domain import MAX_TEMPERATURE, Bilingual
 
 # The roles every chat template formats (and the plain "role: content" fallback for a model
 # without one); tool and function messages need tool calling, which this server does not offer.
 CHAT_ROLES = ("system", "user", "assistant")
 MAX_STOP = 4  # OpenAI's limit on stop sequences
+# A lone UTF-16 surrogate: JSON's "\ud800" escape decodes to one, and it cannot be encoded as
+# UTF-8 (not for the tokenizer, not for an error message that quotes it).
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ApiError(Exception):
@@ -49,14 +52,20 @@ class ApiError(Exception):
 
 
 @dataclass
-class ChatRequest:
-    messages: list[dict[str, Any]]
+class GenerationRequest:
+    """What chat and text completions share: sampling, length, stop strings, streaming."""
+
     stream: bool = False
     temperature: float = 1.0
     top_p: float = 1.0
     max_tokens: int | None = None
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ChatRequest(GenerationRequest):
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _number(body: dict[str, Any], key: str, default: float) -> float:
@@ -77,6 +86,51 @@ def _integer(body: dict[str, Any], key: str) -> int | None:
             400, str(Bilingual(f"{key} 必须是整数", f"{key} must be an integer")), param=key
         )
     return value
+
+
+def _strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """(path, string) for every key and string value in a parsed JSON body, without recursion
+    (the parser's own depth limit is far above Python's)."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        at, item = stack.pop()
+        if isinstance(item, str):
+            yield at, item
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                name = str(key).encode("utf-8", "backslashreplace").decode()  # quotable
+                path = f"{at}.{name}" if at else name
+                yield path, str(key)
+                stack.append((path, inner))
+        elif isinstance(item, list):
+            stack.extend((f"{at}[{i}]", inner) for i, inner in enumerate(item))
+
+
+def check_text(body: Any) -> None:
+    """400 naming the first field that holds a lone surrogate (no UTF-8 text can carry it)."""
+    for at, text in _strings(body):
+        if SURROGATE.search(text):
+            raise ApiError(
+                400,
+                str(
+                    Bilingual(
+                        f"{at or '请求体'} 含有孤立的 UTF-16 代理字符（不是有效的 Unicode 文本）",
+                        f"{at or 'the body'} holds a lone UTF-16 surrogate (not valid Unicode text)",
+                    )
+                ),
+                param=at or None,
+            )
+
+
+def _seed(body: dict[str, Any]) -> int | None:
+    seed = _integer(body, "seed")
+    if seed is not None and seed < 0:
+        raise ApiError(
+            400,
+            str(Bilingual("seed 不能为负数", f"seed must be 0 or more, got {seed}")),
+            param="seed",
+        )
+    return seed
 
 
 def _content(content: Any, where: str, role: str) -> str:
@@ -212,20 +266,25 @@ def _max_tokens(body: dict[str, Any]) -> int | None:
     return raw
 
 
-def parse_chat(body: Any) -> ChatRequest:
-    """Validate a /v1/chat/completions body (the model name is checked by the server)."""
+def json_object(body: Any) -> dict[str, Any]:
+    """The body, if it is a JSON object; else 400."""
     if not isinstance(body, dict):
         raise ApiError(
             400, str(Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"))
         )
+    return body
+
+
+def generation_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The validated GenerationRequest fields of a chat or text completion body."""
     temperature = _number(body, "temperature", 1.0)
-    if not 0.0 <= temperature <= 2.0:
+    if not 0.0 <= temperature <= MAX_TEMPERATURE:
         raise ApiError(
             400,
             str(
                 Bilingual(
-                    "temperature 必须在 0 到 2 之间",
-                    f"temperature must be in [0, 2], got {temperature}",
+                    f"temperature 必须在 0 到 {MAX_TEMPERATURE:g} 之间",
+                    f"temperature must be in [0, {MAX_TEMPERATURE:g}], got {temperature}",
                 )
             ),
             param="temperature",
@@ -237,25 +296,33 @@ def parse_chat(body: Any) -> ChatRequest:
             str(Bilingual("top_p 必须在 (0, 1] 之间", f"top_p must be in (0, 1], got {top_p}")),
             param="top_p",
         )
-    return ChatRequest(
-        messages=parse_messages(body.get("messages")),
-        stream=_flags(body),
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=_max_tokens(body),
-        seed=_integer(body, "seed"),
-        stop=_stop(body),
-    )
+    return {
+        "stream": _flags(body),
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_tokens": _max_tokens(body),
+        "seed": _seed(body),
+        "stop": _stop(body),
+    }
 
 
-def check_length(prompt_tokens: int, max_tokens: int | None, limit: int) -> int:
-    """The max_tokens to use; 400 when the prompt (plus the requested completion) does not fit."""
+def parse_chat(body: Any) -> ChatRequest:
+    """Validate a /v1/chat/completions body (the model name is checked by the server)."""
+    body = json_object(body)
+    return ChatRequest(messages=parse_messages(body.get("messages")), **generation_fields(body))
+
+
+def check_length(
+    prompt_tokens: int, max_tokens: int | None, limit: int, *, prompt_param: str = "messages"
+) -> int:
+    """The max_tokens to use; 400 when the prompt (plus the requested completion) does not fit
+    (`prompt_param` names the prompt's field: messages, or a text completion's prompt)."""
     if prompt_tokens >= limit:
         raise ApiError(
             400,
             f"提示过长：{prompt_tokens} 个词元，上下文上限为 {limit} / "
             f"the prompt is {prompt_tokens} tokens long; the context limit is {limit} tokens",
-            param="messages",
+            param=prompt_param,
             kind="context_length_exceeded",
         )
     room = limit - prompt_tokens
@@ -271,17 +338,3 @@ def check_length(prompt_tokens: int, max_tokens: int | None, limit: int) -> int:
             kind="context_length_exceeded",
         )
     return max_tokens
-
-
-def completion_id() -> str:
-    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
-
-
-def chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": cid,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }

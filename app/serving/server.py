@@ -1,5 +1,5 @@
-"""The embedded OpenAI-compatible HTTP server (Starlette): chat completions, models, tokenize,
-health and Prometheus metrics. Generation runs on the model worker thread; tokenization runs
+"""The embedded OpenAI-compatible HTTP server (Starlette): chat and text completions, models,
+tokenize, health and Prometheus metrics. Generation runs on the model worker thread; tokenization runs
 on a thread of its own, so a large prompt never holds up the event loop (and /health).
 
 Every error, including unknown routes, wrong methods, oversized or malformed bodies and
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,22 +20,26 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from app.domain import Bilingual
+from app.serving.completions import Prompt, check_token_ids, parse_completion
 from app.serving.metrics import Metrics
 from app.serving.model import TemplateError
 from app.serving.protocol import (
     ApiError,
-    ChatRequest,
+    GenerationRequest,
     check_length,
-    chunk,
-    completion_id,
+    check_text,
     parse_chat,
     parse_messages,
 )
 from app.serving.sampling import SamplingParams
+from app.serving.shapes import ChatShape, Shape, TextShape
 from app.serving.speculative import Engine, Request
-from app.serving.worker import Job, Outcome, Worker
+from app.serving.worker import Job, Worker
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # 2 MB: far above the context (4,096 tokens is ~20 kB of text)
+# A streamed request silent this long (queued behind others, or in prefill) gets an SSE comment
+# saying where it is: far below any client's read timeout, and a gone client is noticed soon.
+KEEPALIVE_S = 1.0
 
 
 @dataclass
@@ -74,12 +77,14 @@ async def _json_body(request: HttpRequest) -> Any:
         if len(data) > MAX_BODY_BYTES:
             raise _too_large()
     try:
-        return json.loads(data)
+        body = json.loads(data)
     except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         reason = "too deeply nested" if isinstance(exc, RecursionError) else str(exc)
         raise ApiError(
             400, str(Bilingual("请求体不是有效的 JSON", f"the body is not valid JSON: {reason}"))
         ) from exc
+    check_text(body)
+    return body
 
 
 def _check_model(state: ServerState, body: dict[str, Any]) -> None:
@@ -97,41 +102,47 @@ def _check_model(state: ServerState, body: dict[str, Any]) -> None:
         )
 
 
-def _usage(out: Outcome, method: str) -> dict[str, Any]:
-    return {
-        "usage": {
-            "prompt_tokens": out.prompt_tokens,
-            "completion_tokens": out.completion_tokens,
-            "total_tokens": out.prompt_tokens + out.completion_tokens,
-        },
-        "spec_decode": {
-            "draft_tokens": out.draft_tokens,
-            "accepted_tokens": out.accepted_tokens,
-            "method": method,
-        },
-    }
+def _sse(body: dict[str, Any]) -> str:
+    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
 
-def _finish(reason: str) -> str:
-    return "length" if reason == "length" else "stop"
+def _where(state: ServerState, job: Job) -> str:
+    """An SSE comment saying where a silent request is: queued behind N, or running (prefill)."""
+    ahead = state.worker.ahead(job)
+    return ": running\n\n" if ahead is None else f": queued {ahead} ahead\n\n"
 
 
-async def _stream(state: ServerState, job: Job, cid: str) -> AsyncIterator[str]:
-    model, method = state.model_name, state.engine.method
+async def _next_event(job: Job) -> tuple[str, Any] | None:
+    """The job's next event, or None after KEEPALIVE_S of silence."""
     try:
-        first = chunk(cid, model, {"role": "assistant", "content": ""})
-        yield f"data: {json.dumps(first, ensure_ascii=False)}\n\n"
+        return await asyncio.wait_for(job.events.get(), KEEPALIVE_S)
+    except TimeoutError:
+        return None
+
+
+async def _stream(state: ServerState, job: Job, shape: Shape) -> AsyncIterator[str]:
+    """SSE chunks; while the request waits behind others (or is silent in prefill), a comment
+    every KEEPALIVE_S says so. OpenAI clients skip comments; a client's read timeout then counts
+    silence only, and a client that has gone is noticed at the next write even while queued."""
+    try:
+        opening = shape.opening()
+        if opening is not None:
+            yield _sse(opening)
+        if state.worker.ahead(job):
+            yield _where(state, job)
         while True:
-            kind, payload = await job.events.get()
+            event = await _next_event(job)
+            if event is None:
+                yield _where(state, job)
+                continue
+            kind, payload = event
             if kind == "delta":
-                body = chunk(cid, model, {"content": payload})
+                body = shape.delta(payload)
             elif kind == "done":
-                body = chunk(cid, model, {}, _finish(payload.finish_reason)) | _usage(
-                    payload, method
-                )
+                body = shape.closing(payload)
             else:
                 body = ApiError(500, str(payload), kind="server_error").body()
-            yield f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+            yield _sse(body)
             if kind != "delta":
                 break
         yield "data: [DONE]\n\n"
@@ -145,12 +156,11 @@ async def _client_gone(request: HttpRequest) -> None:
         pass
 
 
-async def _collect_while_connected(
-    request: HttpRequest, state: ServerState, job: Job, cid: str
-) -> Response:
+async def _collect_while_connected(request: HttpRequest, job: Job, shape: Shape) -> Response:
     """The whole completion, unless the client leaves first: then the job is cancelled, which
-    frees the worker at its next step instead of finishing a response nobody will read."""
-    collect = asyncio.ensure_future(_collect(state, job, cid))
+    frees the worker at its next step (or prefill piece, or before it starts) instead of
+    finishing a response nobody will read."""
+    collect = asyncio.ensure_future(_collect(job, shape))
     gone = asyncio.ensure_future(_client_gone(request))
     try:
         done, _ = await asyncio.wait({collect, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -162,7 +172,7 @@ async def _collect_while_connected(
     return Response(status_code=499)  # nobody reads it (nginx's "client closed request")
 
 
-async def _collect(state: ServerState, job: Job, cid: str) -> JSONResponse:
+async def _collect(job: Job, shape: Shape) -> JSONResponse:
     parts: list[str] = []
     try:
         while True:
@@ -175,20 +185,7 @@ async def _collect(state: ServerState, job: Job, cid: str) -> JSONResponse:
                 break
     finally:
         job.request.cancelled.set()
-    body = {
-        "id": cid,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": state.model_name,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "".join(parts)},
-                "finish_reason": _finish(payload.finish_reason),
-            }
-        ],
-    } | _usage(payload, state.engine.method)
-    return JSONResponse(body)
+    return JSONResponse(shape.whole("".join(parts), payload))
 
 
 async def _chat_tokens(state: ServerState, messages: list[dict[str, str]]) -> list[int]:
@@ -207,12 +204,23 @@ async def _chat_tokens(state: ServerState, messages: list[dict[str, str]]) -> li
         ) from exc
 
 
-async def _make_job(state: ServerState, chat: ChatRequest) -> Job:
-    prompt = await _chat_tokens(state, chat.messages)
-    max_tokens = check_length(len(prompt), chat.max_tokens, state.max_model_len)
-    params = SamplingParams(temperature=chat.temperature, top_p=chat.top_p)
-    req = Request(prompt=prompt, max_tokens=max_tokens, params=params, seed=chat.seed)
-    return Job(request=req, stop=chat.stop, loop=asyncio.get_running_loop())
+def _make_job(
+    state: ServerState, prompt: list[int], gen: GenerationRequest, prompt_param: str
+) -> Job:
+    limit = state.max_model_len
+    max_tokens = check_length(len(prompt), gen.max_tokens, limit, prompt_param=prompt_param)
+    params = SamplingParams(temperature=gen.temperature, top_p=gen.top_p)
+    req = Request(prompt=prompt, max_tokens=max_tokens, params=params, seed=gen.seed)
+    return Job(request=req, stop=gen.stop, loop=asyncio.get_running_loop())
+
+
+async def _respond(
+    request: HttpRequest, state: ServerState, job: Job, shape: Shape, *, stream: bool
+) -> Response:
+    state.worker.submit(job)
+    if stream:
+        return StreamingResponse(_stream(state, job, shape), media_type="text/event-stream")
+    return await _collect_while_connected(request, job, shape)
 
 
 async def chat_completions(request: HttpRequest) -> Response:
@@ -221,14 +229,44 @@ async def chat_completions(request: HttpRequest) -> Response:
         body = await _json_body(request)
         chat = parse_chat(body)
         _check_model(state, body)
-        job = await _make_job(state, chat)
+        prompt = await _chat_tokens(state, chat.messages)
+        job = _make_job(state, prompt, chat, "messages")
     except ApiError as exc:
         return _error(exc)
-    state.worker.submit(job)
-    cid = completion_id()
-    if chat.stream:
-        return StreamingResponse(_stream(state, job, cid), media_type="text/event-stream")
-    return await _collect_while_connected(request, state, job, cid)
+    shape = ChatShape(state.model_name, state.engine.method)
+    return await _respond(request, state, job, shape, stream=chat.stream)
+
+
+async def _completion_prompt(state: ServerState, prompt: Prompt) -> tuple[list[int], str]:
+    """The prompt's tokens (a string is tokenized off the event loop, with BOS as vLLM does)
+    and its text (for echo)."""
+    model = state.engine.model
+    if isinstance(prompt, str):
+        tokens = await asyncio.to_thread(model.tokenize, prompt, special=True, add_bos=True)
+        text = prompt
+    else:
+        tokens = check_token_ids(prompt, model.n_vocab)
+        text = b"".join(model.pieces[t] for t in tokens).decode("utf-8", "replace")
+    if not tokens:
+        raise ApiError(
+            400, str(Bilingual("prompt 不能为空", "prompt must not be empty")), param="prompt"
+        )
+    return tokens, text
+
+
+async def completions(request: HttpRequest) -> Response:
+    """/v1/completions: the same engine, metrics and validation as chat (completions.py)."""
+    state: ServerState = request.app.state.lexspec
+    try:
+        body = await _json_body(request)
+        req = parse_completion(body)
+        _check_model(state, body)
+        tokens, text = await _completion_prompt(state, req.prompt)
+        job = _make_job(state, tokens, req, "prompt")
+    except ApiError as exc:
+        return _error(exc)
+    shape = TextShape(state.model_name, state.engine.method, echo=text if req.echo else "")
+    return await _respond(request, state, job, shape, stream=req.stream)
 
 
 async def tokenize(request: HttpRequest) -> Response:
@@ -320,6 +358,7 @@ async def _server_error(request: HttpRequest, exc: Exception) -> Response:
 def make_app(state: ServerState) -> Starlette:
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/completions", completions, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/tokenize", tokenize, methods=["POST"]),
         Route("/v1/tokenize", tokenize, methods=["POST"]),

@@ -16,6 +16,7 @@ import numpy as np
 
 from app.serving.adaptive import (
     AcceptanceModel,
+    Explorer,
     PassCost,
     RequestGovernor,
     plan,
@@ -96,6 +97,7 @@ class Engine:
         self.adaptive = adaptive
         self.draft_cost = draft_cost  # cost of drafting one token, relative to a target step
         self.cost = PassCost()
+        self.explorer = Explorer()
         self.last_reused = 0  # prompt tokens of the last request served from the prefix cache
         self._acceptance: dict[tuple[bool, str], AcceptanceModel] = {}
 
@@ -121,7 +123,8 @@ class Engine:
     def generate(self, req: Request) -> Iterator[Step]:
         """Yield one Step per target pass until end of generation, max_tokens or cancellation."""
         model = self.model
-        self.last_reused = model.prefill(req.prompt)  # prompt tokens whose KV was kept
+        # prompt tokens whose KV was kept; a request cancelled mid-prefill stops there
+        self.last_reused = model.prefill(req.prompt, req.cancelled.is_set)
         rng = np.random.default_rng(req.seed)
         tokens = list(req.prompt)
         governor = RequestGovernor(self.cost)
@@ -167,11 +170,13 @@ class Engine:
             k = min(plan(survival, self.k_max, self.cost, self.draft_cost, len(tokens))[0], room)
             if k == 0:
                 acceptance.skipped(MODEL_MATCH_LEN)
+                k = min(self.explorer.size(), self.k_max, room)
+            if k == 0:
                 return Draft([])
             d = self.drafter.propose(tokens, k)
             return Draft(d.tokens, MODEL_MATCH_LEN, q=d.q, source=d.source)
         d = self.drafter.propose(tokens, min(self.k_max, room))
-        chosen, chosen_value = Draft([]), 0.0
+        chosen, chosen_value, declined = Draft([]), 0.0, Draft([])
         for cand in (d, d.fallback):  # the corpus's proposal and the context's, if both exist
             if cand is None or not cand.tokens:
                 continue
@@ -181,10 +186,16 @@ class Engine:
             k, value = plan(survival, len(cand.tokens), self.cost, 0.0, len(tokens))
             if k == 0:
                 acceptance.skipped(cand.match_len)
+                if len(cand.tokens) > len(declined.tokens):
+                    declined = Draft(cand.tokens, cand.match_len, cand.q, tag)
             elif value > chosen_value:
                 q = cand.q[:k] if cand.q is not None else None
                 chosen, chosen_value = Draft(cand.tokens[:k], cand.match_len, q, tag), value
-        return chosen
+        if chosen.tokens or not declined.tokens:
+            return chosen
+        k = self.explorer.size()  # now and then verify a declined proposal: its pass is timed
+        q = declined.q[:k] if declined.q is not None else None
+        return Draft(declined.tokens[:k], declined.match_len, q, declined.source) if k else chosen
 
     def _step(
         self,

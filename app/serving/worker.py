@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,10 +51,26 @@ class Worker:
         self.engine = engine
         self.metrics = metrics
         self._queue: queue.Queue[Job | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._waiting: list[Job] = []  # submitted, not yet started, in order
+        self._serving: Job | None = None
 
     def submit(self, job: Job) -> None:
         self.metrics.add("vllm:num_requests_waiting", 1)
+        with self._lock:
+            self._waiting.append(job)
         self._queue.put(job)
+
+    def ahead(self, job: Job) -> int | None:
+        """How many requests the worker will serve before `job` (the one it is serving
+        included; those whose clients have gone are not counted); None once `job` has started
+        (or is unknown)."""
+        with self._lock:
+            index = next((i for i, j in enumerate(self._waiting) if j is job), None)
+            if index is None:
+                return None
+            live = sum(not j.request.cancelled.is_set() for j in self._waiting[:index])
+            return live + (self._serving is not None)
 
     def stop(self) -> None:
         self._queue.put(None)
@@ -71,9 +88,12 @@ class Worker:
 
     def _run_job(self, job: Job) -> None:
         self.metrics.add("vllm:num_requests_waiting", -1)
-        if job.request.cancelled.is_set():  # its client left while it waited: an abort too
-            self.metrics.inc("vllm:request_success", finished_reason="abort")
-            return
+        with self._lock:
+            self._waiting = [j for j in self._waiting if j is not job]
+            if job.request.cancelled.is_set():  # its client left while it waited: an abort too
+                self.metrics.inc("vllm:request_success", finished_reason="abort")
+                return
+            self._serving = job
         self.metrics.add("vllm:num_requests_running", 1)
         try:
             job.emit("done", self._serve(job))
@@ -81,6 +101,8 @@ class Worker:
             log.exception("generation failed")
             job.emit("error", str(exc))
         finally:
+            with self._lock:
+                self._serving = None
             self.metrics.add("vllm:num_requests_running", -1)
             # Between requests nothing holds the cache: the kept prefix is only reusable (vLLM
             # counts such cached-but-free blocks as free too), so an idle server reads 0%.

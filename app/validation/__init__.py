@@ -7,7 +7,7 @@ from app.validation.catalogue import (
     default_catalogue,
     load_catalogue,
 )
-from app.validation.checker import check, line_col
+from app.validation.checker import check, line_col, line_cols
 
 __all__ = [
     "Catalogue",
@@ -16,5 +16,6 @@ __all__ = [
     "check",
     "default_catalogue",
     "line_col",
+    "line_cols",
     "load_catalogue",
 ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 
 from app.domain import CheckResult
 from app.validation.catalogue import Catalogue, default_catalogue
@@ -45,7 +47,18 @@ def check(
     return CheckResult(findings=tuple(findings), citations=tuple(citations))
 
 
+def line_cols(text: str, offsets: Iterable[int]) -> list[tuple[int, int]]:
+    """1-based line and column of each character offset (for messages and editors): the line
+    starts are found in one pass over the text, then each offset is a binary search, so a
+    report on a large draft with many findings stays linear."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out = []
+    for offset in offsets:
+        line = bisect.bisect_right(starts, offset)
+        out.append((line, offset - starts[line - 1] + 1))
+    return out
+
+
 def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a character offset (for messages and editors)."""
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+    """1-based line and column of one character offset (line_cols for many)."""
+    return line_cols(text, (offset,))[0]

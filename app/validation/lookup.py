@@ -80,7 +80,8 @@ def view(
 
 
 def lookup(reference: str, *, catalogue: Catalogue, store: TextStore, on: dt.date) -> ArticleView:
-    """The article a reference such as 《个人信息保护法》第三十九条 names; raises CitationLookupError."""
+    """The article a reference such as 《个人信息保护法》第三十九条 names, in the version in force
+    on `on`; raises CitationLookupError (also when the statute was not yet in force that day)."""
     citations, _ = parse_citations(_as_title(reference), catalogue)
     cited = next((c for c in citations if c.statute), None)
     if cited is None:
@@ -97,11 +98,18 @@ def lookup(reference: str, *, catalogue: Catalogue, store: TextStore, on: dt.dat
             f"条文库未收入《{cited.statute}》的全文（目录只记条数）",
             f"The statute-text store has no full text of 《{cited.statute}》 (the catalogue has its count only)",
         )
-    found = view(cited.statute or "", cited.article, store, on, cited.paragraph, cited.item)
+    statute = cited.statute or ""
+    if store.on(statute, on) is None:  # before its first version: there was no such law yet
+        since = store.versions[statute][0].in_force_from.isoformat()
+        raise _fail(
+            f"《{statute}》在 {on.isoformat()} 尚未施行（自 {since} 起施行）",
+            f"《{statute}》 was not yet in force on {on.isoformat()} (in force from {since})",
+        )
+    found = view(statute, cited.article, store, on, cited.paragraph, cited.item)
     if found is None:
         raise _fail(
-            f"《{cited.statute}》没有第{int_to_chinese(cited.article)}条",
-            f"《{cited.statute}》 has no article {cited.article}",
+            f"《{statute}》没有第{int_to_chinese(cited.article)}条",
+            f"《{statute}》 has no article {cited.article}",
         )
     if not found.article.has_part(cited.paragraph, cited.item):
         raise _missing_part(found, cited.paragraph, cited.item)

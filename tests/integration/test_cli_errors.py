@@ -67,3 +67,25 @@ def test_binary_stdin_is_refused(command: list[str], tmp_path: Path) -> None:
         assert result.returncode == 2, err
         assert "Traceback" not in err and ("UTF-8" in err or "二进制" in err)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("mysql://user@127.0.0.1/lexspec", "driver for mysql is not installed"),  # no MySQLdb
+        ("sqlite:///DIR/x.db?timeout=abc", "timeout"),
+        ("sqlite:///DIR/x.db?timeout=nan", "timeout"),
+        ("sqlite:///DIR/x.db?timeout=-1", "timeout"),
+    ],
+)
+def test_database_url_without_a_driver_or_with_a_bad_timeout(
+    tmp_path: Path, url: str, needle: str
+) -> None:
+    env = {"LEXSPEC_DATABASE_URL": url.replace("DIR", str(tmp_path)), "LEXSPEC_LANG": "en"}
+    line = one_line_exit_2(run_lexspec("audit", "verify", env=env))
+    assert "Bad database URL" in line and needle in line
+
+
+def test_endpoints_setting_that_is_not_json_is_one_line() -> None:
+    line = one_line_exit_2(run_lexspec("audit", "verify", env={"LEXSPEC_ENDPOINTS": "{not json"}))
+    assert "endpoints" in line

@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,12 +29,15 @@ def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return url
 
 
-def lexspec(*args: str, base_url: str | None = None, lang: str = "zh") -> subprocess.Popen[str]:
+def lexspec(
+    *args: str, base_url: str | None = None, lang: str = "zh", env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     env = {
         **os.environ,
         "LEXSPEC_LLM_BASE_URL": base_url or f"http://127.0.0.1:{free_port()}/v1",
         "LEXSPEC_LANG": lang,
         "LEXSPEC_ENDPOINTS": "{}",
+        **(env or {}),
     }
     return subprocess.Popen(
         [sys.executable, "-m", "app.cli", "draft", *args],
@@ -45,9 +49,15 @@ def lexspec(*args: str, base_url: str | None = None, lang: str = "zh") -> subpro
     )
 
 
-def run(*args: str, base_url: str | None = None, lang: str = "zh") -> tuple[int, str, str]:
-    proc = lexspec(*args, base_url=base_url, lang=lang)
-    out, err = proc.communicate(timeout=180)
+def run(
+    *args: str,
+    base_url: str | None = None,
+    lang: str = "zh",
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+) -> tuple[int, str, str]:
+    proc = lexspec(*args, base_url=base_url, lang=lang, env=env)
+    out, err = proc.communicate(timeout=timeout)
     assert "Traceback" not in err, err
     return proc.returncode, out, err
 
@@ -138,6 +148,10 @@ def test_server_down_is_a_clear_message_and_logged_as_an_error(audit_db: str) ->
         (["--type", "clause-continuation"], "为必填项"),
         ([*CLAUSE, "--endpoint", "vllm"], "vllm"),
         ([*CLAUSE, "--max-tokens", "0"], "--max-tokens"),
+        ([*CLAUSE, "--temperature", "nan"], "--temperature"),
+        ([*CLAUSE, "--temperature", "inf"], "--temperature"),
+        ([*CLAUSE, "--temperature", "-0.5"], "--temperature"),
+        ([*CLAUSE, "--temperature", "2.5"], "--temperature"),
     ],
 )
 def test_bad_input_gets_a_message_not_a_traceback(args: list[str], needle: str) -> None:
@@ -196,3 +210,36 @@ def test_unreadable_spool_lines_block_no_later_draft(
         assert code == 1 and stored(audit_db, err).record.status == "error", err
     assert spool.pending() == 0
     assert spool.quarantine_path.read_bytes().splitlines() == bad
+
+
+def test_a_draft_queued_behind_long_requests_waits_and_succeeds(llm_base_url: str) -> None:
+    """Two long requests hold the one-at-a-time server longer than the draft's timeout
+    (LEXSPEC_REQUEST_TIMEOUT_S=2 counts silence only): the server's queue comments keep the
+    draft's stream alive, the CLI says where it waits, and the draft completes."""
+    import httpx
+
+    from tests.servers import metric_total
+
+    url = f"{llm_base_url}/chat/completions"
+    count = [{"role": "user", "content": "Count from 1 to 5000, one number per line."}]
+
+    def long_request(seed: int) -> None:
+        body = {"messages": count, "temperature": 0.8, "seed": seed, "max_tokens": 100}
+        httpx.post(url, json=body, timeout=600)
+
+    busy = [threading.Thread(target=long_request, args=(seed,)) for seed in range(2)]
+    for thread in busy:
+        thread.start()
+    try:
+        while metric_total(llm_base_url, "vllm:num_requests_waiting{") < 1:
+            time.sleep(0.02)  # both sent: one running, one waiting
+        code, out, err = run(
+            *CLAUSE, "--mode", "free-form", "--max-tokens", "4", "--no-audit",
+            base_url=llm_base_url, env={"LEXSPEC_REQUEST_TIMEOUT_S": "2"}, timeout=580,
+        )  # fmt: skip
+    finally:
+        for thread in busy:
+            thread.join()
+    assert code == 0, err
+    assert out.strip() and "status " in err
+    assert re.search(r"排队中：前面还有 [12] 个请求", err), err

@@ -6,6 +6,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 import httpx
@@ -120,11 +121,38 @@ def _chat_with(content: object) -> dict:
 DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
+def _ascii(body: object) -> bytes:
+    """A body as ASCII JSON, so a lone surrogate travels as its escape (\\ud800)."""
+    return json.dumps(body).encode()
+
+
+LONE = "\ud800"
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "param"),
     [
         ("GET", "/no/such/route", None, 404, None),
-        ("POST", "/v1/completions", b"{}", 404, None),
+        ("POST", "/v1/completions", b"{}", 400, "prompt"),
+        ("POST", "/v1/chat/completions", _ascii(_chat_with(LONE)), 400, "messages[0].content"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            _ascii(_chat_with([{"type": "text", "text": "a" + LONE}])),
+            400,
+            "messages[0].content[0].text",
+        ),
+        ("POST", "/v1/chat/completions", _ascii(_chat_with("x") | {"model": LONE}), 400, "model"),
+        ("POST", "/tokenize", _ascii({"prompt": LONE}), 400, "prompt"),
+        ("POST", "/v1/completions", _ascii({"prompt": "x" + LONE, "max_tokens": 2}), 400, "prompt"),
+        ("POST", "/v1/chat/completions", _chat_with("x") | {"seed": -1}, 400, "seed"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            _chat_with("x") | {"seed": -5, "stream": True},
+            400,
+            "seed",
+        ),
         ("GET", "/v1/chat/completions", None, 405, None),
         ("DELETE", "/v1/models", None, 405, None),
         ("POST", "/v1/chat/completions", DEEP, 400, None),
@@ -354,3 +382,28 @@ def test_tokenize_counts(llm_base_url: str) -> None:
     assert chat["count"] > short["count"] and chat["max_model_len"] >= 2048
     bad = httpx.post(f"{root}/tokenize", json={"model": "nope", "prompt": "x"})
     assert bad.status_code == 404 and bad.json()["error"]["code"] == 404
+
+
+def _running(llm_base_url: str) -> bool:
+    return metric_total(llm_base_url, "vllm:num_requests_running{") > 0
+
+
+def test_a_waiting_stream_says_where_it_is_queued(llm_base_url: str) -> None:
+    """Behind a running request, a stream's first lines are SSE comments `: queued 1 ahead`
+    (keep-alives an OpenAI client skips), then its chunks."""
+    long = {"messages": LONG, "temperature": 0.8, "seed": 2, "max_tokens": 300}
+    url = f"{llm_base_url}/chat/completions"
+    busy = threading.Thread(target=lambda: httpx.post(url, json=long, timeout=300))
+    busy.start()
+    try:
+        while not _running(llm_base_url) and busy.is_alive():
+            time.sleep(0.02)
+        body = {"messages": MSG, "temperature": 0, "max_tokens": 4, "stream": True}
+        with httpx.stream("POST", url, json=body, timeout=300) as response:
+            lines = [line for line in response.iter_lines() if line]
+    finally:
+        busy.join()
+    comments = [i for i, line in enumerate(lines) if line.startswith(":")]
+    assert comments and lines[comments[0]] == ": queued 1 ahead", lines[:5]
+    content = [i for i, line in enumerate(lines) if '"content": "' in line and '""' not in line]
+    assert content and comments[0] < content[0] and lines[-1] == "data: [DONE]"

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.cli import main
 from app.config import get_settings
-from app.validation import line_col
+from app.validation import line_col, line_cols
 
 FIXTURES = Path(__file__).parent / "validation_fixtures"
 
@@ -171,3 +173,33 @@ def test_firm_catalogue_from_settings_is_used(
 )
 def test_line_col(offset: int, expected: tuple[int, int]) -> None:
     assert line_col("ab\ncd\nef", offset) == expected
+
+
+def _line_col_by_rescanning(text: str, offset: int) -> tuple[int, int]:
+    """The definition, written the slow way (count and search the text up to the offset)."""
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+@given(
+    text=st.text(alphabet="ab条\n\r", max_size=60),
+    picks=st.lists(st.integers(0, 60), max_size=12),
+)
+def test_line_cols_in_one_pass_agree_with_rescanning(text: str, picks: list[int]) -> None:
+    offsets = sorted({min(p, len(text)) for p in picks})
+    expected = [_line_col_by_rescanning(text, o) for o in offsets]
+    assert line_cols(text, offsets) == expected
+
+
+def test_text_output_puts_each_finding_on_its_own_line(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Findings on lines 2, 4 and 5 of a draft (three out-of-range articles) are reported
+    there, with the column of the article, whatever their order."""
+    cite = "《个人信息出境标准合同办法》第十五条"
+    draft = tmp_path / "draft.md"
+    draft.write_text(f"标题\n{cite}\n\n前文{cite}\n  {cite}\n", encoding="utf-8")
+    _, out, _ = _run(capsys, str(draft))
+    places = [line.split(" ", 1)[0] for line in out.splitlines() if "out_of_range" in line]
+    col = len("《个人信息出境标准合同办法》") + 1
+    assert places == [f"2:{col}", f"4:{col + 2}", f"5:{col + 2}"]

@@ -51,7 +51,23 @@ def test_the_right_draft_and_no_facts_give_no_facts_findings(
     assert codes(out) == []  # without --facts there is nothing to compare with
 
 
-@pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"company_name": "甲"}'])
+HUGE = "9" * 5000  # past int()'s 4,300-digit limit on strings
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "[1, 2]",
+        '{"company_name": "甲"}',
+        '{"individuals_count": ' + "[" * 100_000 + "]" * 100_000 + "}",  # nested too deep
+        '{"individuals_count": ' + HUGE + "}",  # a number json.loads will not convert
+        '{"individuals_count": "' + HUGE + '"}',
+        '{"individuals_count": "5", "sensitive_count": "' + HUGE + '"}',
+        '{"individuals_count": "1,0,0"}',  # not 100
+        '{"individuals_count": "abc"}',
+    ],
+)
 def test_a_bad_facts_file_is_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str
 ) -> None:

@@ -87,6 +87,11 @@ def test_cite_json_carries_version_and_source(capsys: pytest.CaptureFixture[str]
         ("《个人信息保护法》", [], "请给出条号"),
         ("《合同法》第五十二条", [], "条文库未收入"),
         ("《个人信息保护法》第一条", ["--date", "2025-13-01"], "日期应为 YYYY-MM-DD"),
+        (
+            "《个人信息保护法》第三十九条",
+            ["--date", "1800-01-01"],
+            "尚未施行（自 2021-11-01 起施行）",
+        ),
     ],
 )
 def test_cite_refuses_with_one_line(

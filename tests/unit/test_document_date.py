@@ -160,6 +160,6 @@ def test_lexspec_draft_checks_on_the_forms_date(
         doc, values, prompts_dir=get_settings().prompts_dir, params=GenerationParams(),
         mode="free-form",
     )  # fmt: skip
-    outcome = _stream(start_draft(prepared, client, endpoint_name="embedded"))
+    outcome = _stream(start_draft(prepared, client, endpoint_name="embedded"), "zh")
     assert capsys.readouterr().out.strip() == DRAFT.strip()
     assert _codes(outcome.check).count(NOT_IN_FORCE) == flagged

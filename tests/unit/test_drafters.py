@@ -11,6 +11,7 @@ import pytest
 
 from app.serving.adaptive import (
     AcceptanceModel,
+    Explorer,
     PassCost,
     RequestGovernor,
     expected_tokens,
@@ -277,3 +278,36 @@ def test_engine_takes_the_proposal_whose_record_is_better() -> None:
     for _ in range(300):
         engine.acceptance(params, "context").record(40, 16, 0)  # now neither pays
     assert engine._draft([1, 2, 3], 16, params, RequestGovernor(COST)).tokens == []
+
+
+def test_a_fit_calibrated_under_load_heals_once_the_load_is_gone() -> None:
+    """Calibrated while the machine was busy, extra rows looked ten times dearer than they are:
+    no draft pays. Timing only the single-row passes it then serves, the fit would never learn
+    otherwise; with the explorer verifying a declined proposal now and then, the multi-row passes
+    are timed too and drafting resumes within a few hundred tokens."""
+    survival = geometric(0.85, 8)
+
+    def serve(explore: bool, passes: int = 300) -> int:
+        cost = PassCost(seed(per_row=0.025))  # the busy start
+        explorer = Explorer()
+        assert best_k(survival, 8, cost, context=NEAR) == 0
+        for _ in range(passes):
+            k = best_k(survival, 8, cost, context=NEAR)
+            if k == 0 and explore:
+                k = explorer.size()
+            cost.observe(k + 1, NEAR, machine(k + 1, NEAR))  # the machine, now idle
+        return best_k(survival, 8, cost, context=NEAR)
+
+    assert serve(explore=False) == 0  # never heals by itself
+    assert serve(explore=True) > 0
+
+
+def test_the_explorer_drafts_every_nth_declined_proposal_in_turn_sizes() -> None:
+    explorer = Explorer(every=3, sizes=(2, 4))
+    assert [explorer.size() for _ in range(9)] == [0, 0, 2, 0, 0, 4, 0, 0, 2]
+
+
+def test_pass_cost_keeps_a_pass_much_faster_than_the_fit() -> None:
+    cost = PassCost(seed(), refit_every=1)
+    cost.observe(1, NEAR, machine(1, NEAR) / 50)  # the load is gone: not an outlier
+    assert len(cost.recent) == 1

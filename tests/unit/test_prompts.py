@@ -122,6 +122,8 @@ def errors_for(doc: DocType, **changes: str) -> dict[str, str]:
         ({"sensitive_count": "-5"}, {"sensitive_count": "not_a_count"}),
         ({"sensitive_count": "+5"}, {"sensitive_count": "not_a_count"}),
         ({"individuals_count": "1200000.5"}, {"individuals_count": "not_a_count"}),
+        ({"individuals_count": "1,0,0"}, {"individuals_count": "not_a_count"}),
+        ({"individuals_count": "١٢٣"}, {"individuals_count": "not_a_count"}),  # ASCII digits only
         ({"individuals_count": "12,00,000"}, {"individuals_count": "not_a_count"}),
         ({"filing_date": "2025-02-30"}, {"filing_date": "bad_date"}),
         ({"filing_date": "15/03/2025"}, {"filing_date": "bad_date"}),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from app.serving.protocol import ApiError, parse_chat
+from app.serving.protocol import ApiError, check_text, parse_chat
 
 USER = {"role": "user", "content": "hi"}
 
@@ -64,6 +65,8 @@ def body(**fields: Any) -> dict[str, Any]:
         (body(max_tokens=True), "max_tokens"),
         (body(max_completion_tokens=-1), "max_completion_tokens"),
         (body(seed="1"), "seed"),
+        (body(seed=-1), "seed"),
+        (body(seed=-(2**70)), "seed"),
     ],
 )
 def test_bad_bodies_are_400_naming_the_field(request_body: Any, param: str | None) -> None:
@@ -121,3 +124,35 @@ def test_max_completion_tokens_wins_over_max_tokens() -> None:
 )  # fmt: skip
 def test_error_type_follows_the_status(status: int, kind: str) -> None:
     assert ApiError(status, "x / x").body()["error"]["type"] == kind
+
+
+LONE = "\ud800"
+
+
+@pytest.mark.parametrize(
+    ("request_body", "param"),
+    [
+        (body(messages=[{"role": "user", "content": LONE}]), "messages[0].content"),
+        (
+            body(messages=[{"role": "user", "content": [{"type": "text", "text": "a" + LONE}]}]),
+            "messages[0].content[0].text",
+        ),
+        (body(model="x\udfff"), "model"),  # echoed in a 404 message if it got that far
+        (body(stop=["ok", LONE]), "stop[1]"),
+        ({"prompt": LONE}, "prompt"),
+        ({LONE: 1}, "\\ud800"),  # a key: named with the surrogate escaped, so it can be quoted
+        (LONE, None),
+    ],
+)
+def test_lone_surrogates_are_400_naming_the_field(request_body: Any, param: str | None) -> None:
+    with pytest.raises(ApiError) as info:
+        check_text(request_body)
+    assert info.value.status == 400 and info.value.param == param
+    info.value.body()["error"]["message"].encode("utf-8")  # the message itself is valid text
+
+
+def test_surrogate_pairs_and_ordinary_text_pass() -> None:
+    """JSON's escaped pair decodes to one character outside the BMP: valid text."""
+    pair = json.loads('"emoji \\ud83d\\ude00 条文"')
+    assert pair == "emoji \U0001f600 条文"
+    check_text(body(messages=[{"role": "user", "content": pair}]))

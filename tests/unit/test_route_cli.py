@@ -94,6 +94,11 @@ def test_text_output_reads_in_the_settings_language(capsys: pytest.CaptureFixtur
         (*FACTS, "--individuals", "5", "--sensitive", "-1"),
         (*FACTS, "--individuals", "many"),
         (*FACTS, "--individuals", "1.5"),
+        (*FACTS, "--individuals", "1,0,0"),  # not 100: commas only between thousands
+        (*FACTS, "--individuals", "1,00,000"),
+        (*FACTS, "--individuals", ",100"),
+        (*FACTS, "--individuals", "9" * 5000),
+        (*FACTS, "--individuals", "5", "--sensitive", "9" * 13),
         ("--ciio", "maybe", "--important-data", "no", "--individuals", "5"),
         (*FACTS, "--individuals", "5", "--exemption", "tourism"),
         (*FACTS, "--individuals", "5", "--format", "xml"),
