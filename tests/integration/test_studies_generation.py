@@ -378,9 +378,9 @@ def test_study_command_line(
         encoding="utf-8",
     )
     try:
-        assert run("create", str(spec), "--as", "drafter_d") == 1
+        assert run("create", str(spec), "--as", "drafter_d") == 2
         assert "admin" in capsys.readouterr().err
-        assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 1
+        assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 2
         assert run("create", str(spec), "--as", "admin_a") == 0
         out = capsys.readouterr().out
         assert "Created study 1" in out and "1 × 3 = 3 drafts" in out  # the example's three arms
@@ -388,11 +388,11 @@ def test_study_command_line(
         assert "36 paired scores per two arms, that is 12 cases" in capsys.readouterr().out
         assert run("plan", "--difference", "1", "--study", "1", "--as", "admin_a") == 0
         assert "that is 108 cases" in capsys.readouterr().out  # 3 pairs of arms, 1 reviewer
-        assert run("plan", "--difference", "0") == 1
+        assert run("plan", "--difference", "0") == 2
         assert "at most 10 points" in capsys.readouterr().err
         assert run("progress", "1", "--as", "admin_a") == 0
         assert "reviewer_one" in capsys.readouterr().out
-        assert run("report", "1", "--as", "admin_a") == 1
+        assert run("report", "1", "--as", "admin_a") == 2
         assert "Results unlock" in capsys.readouterr().err
         assert run("unblind", "1", "--as", "admin_a", "--reason", "pilot") == 0
         out_csv, out_docx = tmp_path / "r.csv", tmp_path / "r.docx"
