@@ -318,7 +318,7 @@ def _outline_of(doc_type: Any, prompts_dir: Path, mode: DraftMode | None) -> Any
     try:
         outline = load_outline(prompts_dir / doc_type.id)
         if outline is not None:
-            check_outline(outline, doc_type)
+            outline = check_outline(outline, doc_type)
     except (OutlineError, OSError):
         if mode == "outline":
             raise

@@ -83,8 +83,12 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
     assert (
         "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
     )  # as entered
-    assert "（二）《数据出境安全评估办法》第四条：数据处理者向境外提供数据，有下列情形之一的，" \
-        "应当通过所在地省级网信部门向国家网信部门申报数据出境安全评估：" in lines  # fmt: skip
+    # the quotation goes on past the colon: the article's items are on the same line
+    assert "（一）《促进和规范数据跨境流动规定》第七条：数据处理者向境外提供数据，符合下列条件之一的，" \
+        "应当通过所在地省级网信部门向国家网信部门申报数据出境安全评估：（一）关键信息基础设施运营者" \
+        "向境外提供个人信息或者重要数据；（二）关键信息基础设施运营者以外的数据处理者向境外提供重要数据，" \
+        "或者自当年1月1日起累计向境外提供100万人以上个人信息（不含敏感个人信息）或者1万人以上敏感个人信息。" \
+        in lines  # fmt: skip
     assert [ln for ln in lines if ln.startswith("【")] == list(doc.required_sections)
     assert spans == []
 
