@@ -16,7 +16,7 @@ from app.generation import (
     to_record,
 )
 from app.outline.compose import NO_TEXT, assemble, continue_numbers, parts_without_text
-from app.outline.model import OutlineError, parse_outline
+from app.outline.model import OutlineError, Part, parse_outline
 from app.outline.prepare import load_outlines, plan_for
 from app.outline.sources import SourceContext, lines_for, register_source
 from app.prompts import ContextTooLong, load_library, render, validate_values
@@ -284,3 +284,64 @@ def test_a_part_left_without_text_keeps_its_number_and_says_so(library, first: l
     assert outcome.status == "complete"
     assert outcome.check is not None and not outcome.check.has_errors
     assert to_record(outcome, user_name="u").output_text == outcome.text
+
+
+@pytest.mark.parametrize(
+    ("changes", "route", "present", "absent"),
+    [
+        (
+            {},
+            "security_assessment",
+            ["五、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
+            ["本指南是否适用", "备案材料（标准合同路径）", "第八条："],
+        ),
+        (
+            {"individuals_count": "150000", "sensitive_count": "0"},
+            "standard_contract_or_certification",
+            ["不需要申报数据出境安全评估", "应当适用的文书：与境外接收方订立个人信息出境标准合同",
+             "备案材料（标准合同路径）", "《促进和规范数据跨境流动规定》第八条：",
+             "判定理由：自当年1月1日起累计向境外提供150,000人个人信息"],
+            ["申报书", "数据出境风险自评估报告", "《数据出境安全评估办法》第六条",
+             "《促进和规范数据跨境流动规定》第七条："],
+        ),
+        (
+            {"individuals_count": "5000", "sensitive_count": ""},
+            "exempt",
+            ["免予申报数据出境安全评估", "应留存的记录", "《促进和规范数据跨境流动规定》第五条："],
+            ["申报书", "备案材料", "第七条：", "第八条："],
+        ),
+    ],
+)  # fmt: skip
+def test_the_filing_guide_follows_the_route(  # type: ignore[no-untyped-def]
+    library, changes: dict[str, str], route: str, present: list[str], absent: list[str]
+) -> None:
+    """Parts, legal bases and list entries carry `when:` on the route the facts lead to."""
+    from app.route.form import decision_from_values
+
+    doc, plan = _plan(library, GUIDE, **changes)
+    assert decision_from_values({**doc.example_values(), **changes}).route == route  # type: ignore[union-attr]
+    text, _ = assemble(plan.steps, {s.index: "" for s in plan.steps if s.generated})
+    assert [ln for ln in text.splitlines() if ln.startswith("【")] == list(doc.required_sections)
+    assert all(p in text for p in present), [p for p in present if p not in text]
+    assert not any(a in text for a in absent), [a for a in absent if a in text]
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        ({"statute": "中华人民共和国个人信息保护法", "article": 38, "item": 3},
+         "《中华人民共和国个人信息保护法》第三十八条第一款第三项：（三）按照国家网信部门制定的标准合同"
+         "与境外接收方订立合同，约定双方的权利和义务；"),
+        ({"statute": "个人信息出境标准合同办法", "article": 4, "paragraph": 3},
+         "《个人信息出境标准合同办法》第四条第三款：个人信息处理者不得采取数量拆分等手段，将依法应当"
+         "通过出境安全评估的个人信息通过订立标准合同的方式向境外提供。"),
+        ({"statute": "个人信息出境标准合同办法", "article": 7},
+         "《个人信息出境标准合同办法》第七条：个人信息处理者应当在标准合同生效之日起10个工作日内向所在地"
+         "省级网信部门备案。备案应当提交以下材料：（一）标准合同；（二）个人信息保护影响评估报告。"),
+    ],
+)  # fmt: skip
+def test_legal_basis_quotes_the_items_of_the_paragraph(
+    item: dict[str, object], expected: str
+) -> None:
+    part = Part(kind="legal_basis", title="依据", items=(item,))
+    assert lines_for(part, SourceContext(values={}, labels={})) == [expected]
