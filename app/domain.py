@@ -37,6 +37,13 @@ FindingCode = Literal[
     "structure.section_order",
     "facts.route_mismatch",
     "facts.number_mismatch",
+    # prose gates on a model-written outline part (app/outline/gates.py): a part that fails one
+    # falls back to its clause or the placeholder; the finding is kept on the part's record
+    "prose.instruction_echo",
+    "prose.dangling_lead_in",
+    "prose.garble",
+    "prose.repetition",
+    "prose.wrong_fact",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"
