@@ -171,6 +171,22 @@ def stats_line(stats: GenerationStats, status: str) -> str:
     return " | ".join(parts)
 
 
+def _outline_lines(outcome: GenerationOutcome, lang: str) -> list[str]:
+    """An outline draft's parts: which budget cut a part, which parts fell back and why, and
+    where every part came from."""
+    from app.i18n import t
+    from app.outline.compose import parts_fallen_back
+    from app.outline.provenance import fallback_lines, source_line, truncation_lines
+
+    if not outcome.provenance:
+        return []
+    lines = [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
+    if fallen := parts_fallen_back(outcome.marks):
+        lines.append(t("outline.fallback_note", lang, parts=fallen))
+    lines += [f"  {line}" for line in fallback_lines(outcome.provenance, lang)]
+    return [*lines, source_line(outcome.provenance, lang)]
+
+
 def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     from app.outline.compose import parts_without_text
 
@@ -185,6 +201,7 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
         lines.append(msg("marks", lang, marks=", ".join(outcome.marks)))
     if empty := parts_without_text(outcome.marks):
         lines.append(msg("no_text", lang, parts=empty))
+    lines += _outline_lines(outcome, lang)
     if outcome.check is None:
         lines.append(msg("no_checks", lang))
         return lines

@@ -199,6 +199,11 @@ def parts_without_text(marks: Sequence[str]) -> int:
     return sum(1 for m in marks if m.endswith(":no_text"))
 
 
+def parts_fallen_back(marks: Sequence[str]) -> int:
+    """How many model-written parts were replaced by their clause (part3:fallback)."""
+    return sum(1 for m in marks if m.endswith(":fallback"))
+
+
 def step_text(step: Step, prose: str = "") -> str:
     """One step as it appears in the document (heading, numbered title, lines or prose)."""
     out: list[str] = [step.heading] if step.heading else []

@@ -15,7 +15,13 @@ from app.generation import (
     stream_draft,
     to_record,
 )
-from app.outline.compose import NO_TEXT, assemble, continue_numbers, parts_without_text
+from app.outline.compose import (
+    NO_TEXT,
+    assemble,
+    continue_numbers,
+    parts_fallen_back,
+    parts_without_text,
+)
 from app.outline.model import OutlineError, Part, parse_outline
 from app.outline.prepare import load_outlines, plan_for
 from app.outline.sources import SourceContext, lines_for, register_source
@@ -264,26 +270,79 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
     assert outcome.check is not None and outcome.check.findings == ()
 
 
-@pytest.mark.parametrize(
-    "first",
-    [
-        ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
-        ["8.3"],  # only a number, which the app writes itself
-        [],  # nothing at all
-    ],
-)
-def test_a_part_left_without_text_keeps_its_number_and_says_so(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
+FIRST_WITHOUT_TEXT = [
+    ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
+    ["8.3"],  # only a number, which the app writes itself
+    [],  # nothing at all
+]
+
+
+@pytest.mark.parametrize("first", FIRST_WITHOUT_TEXT)
+def test_a_part_left_without_text_falls_back_to_its_clause(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
     prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    clause = prepared.plan.steps[0].clause
+    run = start_draft(prepared, client, endpoint_name="fake", writing="write")
+    outcome = run_to_end(run)
+    assert outcome.text.splitlines() == [f"8.3 {clause.text}", "8.4 乙方应当按月提交服务报告。"]
+    assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
+    assert "part1:fallback" in outcome.marks and parts_fallen_back(outcome.marks) == 1
+    assert parts_without_text(outcome.marks) == 0
+    sources = [(o.source, o.clause, o.gates) for o in outcome.provenance]
+    assert sources == [("clause", clause.id, ("no_text",)), ("model", "", ())]
+    assert outcome.check is not None and not outcome.check.has_errors
+    record = to_record(outcome, user_name="u")
+    assert record.output_text == outcome.text
+    assert record.params["draft"]["provenance"][0]["source"] == "clause"
+
+
+@pytest.mark.parametrize("first", FIRST_WITHOUT_TEXT)
+def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[no-untyped-def]
+    library, tmp_path: Path, first: list[str]
+) -> None:
+    shutil.copytree(PROMPTS / "clause-continuation", tmp_path / "clause-continuation")
+    (tmp_path / "clause-continuation" / "clauses.yaml").unlink()
+    doc = library.types["clause-continuation"]
+    client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=tmp_path, client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.text.splitlines() == [f"8.3 {NO_TEXT}", "8.4 乙方应当按月提交服务报告。"]
-    assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
+    assert run.settled_text() == outcome.text
     assert "part1:no_text" in outcome.marks and parts_without_text(outcome.marks) == 1
+    assert [o.source for o in outcome.provenance] == ["placeholder", "model"]
     assert outcome.status == "complete"
     assert outcome.check is not None and not outcome.check.has_errors
-    assert to_record(outcome, user_name="u").output_text == outcome.text
+
+
+@pytest.mark.parametrize(
+    ("writing", "scripts", "sources", "requests"),
+    [
+        ("assemble", [], ["clause", "clause"], 0),
+        # adapt: the model's rewrite kept; a part that echoes its instruction falls back
+        ("adapt", [["乙方应当及时通知甲方。"], ["请再写一个不同内容的后续条款的正文。"]],
+         ["adapted", "clause"], 2),
+        ("write", [["乙方应当及时通知甲方。"], ["以下是后续条款："]], ["model", "clause"], 2),
+    ],
+)  # fmt: skip
+def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
+    library, writing: str, scripts: list[list[str]], sources: list[str], requests: int
+) -> None:
+    doc = library.types["clause-continuation"]
+    client = FakeClient([], scripts=scripts)
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
+    assert [o.source for o in outcome.provenance] == sources
+    assert len(client.requests) == requests
+    clauses = [s.clause for s in prepared.plan.steps if s.generated]
+    for origin, clause in zip(outcome.provenance, clauses, strict=True):
+        if origin.source == "clause":  # the clause as rendered, in full, named with its version
+            assert clause.text in outcome.text
+            assert (origin.clause, origin.version) == (clause.id, clause.version)
+    if writing == "adapt":  # the clause is in the part's prompt
+        assert clauses[0].text in client.requests[0][0][-1]["content"]
+    assert outcome.check is not None and outcome.check.findings == ()
 
 
 @pytest.mark.parametrize(
