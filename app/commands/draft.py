@@ -57,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.draft.args.mode"),
     )
     p.add_argument("--out", type=Path, help=cli_text("cli.draft.args.out"))
+    p.add_argument("--report", type=Path, help=cli_text("cli.draft.args.report"))
     p.add_argument("--lang", choices=("zh", "en"), help=cli_text("cli.draft.args.lang"))
     p.add_argument("--user", default="cli", help=cli_text("cli.draft.args.user"))
     p.add_argument("--no-audit", action="store_true", help=cli_text("cli.draft.args.no_audit"))
@@ -270,6 +271,39 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
     return True
 
 
+def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
+    """The draft as JSON for --report: type, status, route (null when the type has none), the
+    form's values used, each part's section, title, source, clause and failed gates, and the
+    findings."""
+    from app.prompts import route_context
+
+    values = dict(outcome.rendered.values)
+    route = route_context(doc, values)
+    return {
+        "doc_type": doc.id,
+        "status": outcome.status,
+        "route": route["route"] if route else None,
+        "fields": values,
+        "parts": [
+            {
+                "section": o.section,
+                "title": f"{o.label}{o.title}",
+                "source": o.source,
+                "clause": f"{o.clause}@{o.version}" if o.clause else None,
+                "gates": list(o.gates),
+            }
+            for o in outcome.provenance
+        ],
+        "findings": list(outcome.findings),
+    }
+
+
+def _write_report(path: Path, data: dict[str, Any], lang: str) -> bool:
+    import json
+
+    return _write_out(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", lang)
+
+
 def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
     """Keep the output in the audit log like the app does (else in the spool); False, with a
     message, when the log could not be written."""
@@ -294,8 +328,9 @@ def handle(args: argparse.Namespace) -> int:
     params = _params(args, doc, lang) if doc and values is not None else None
     if doc is None or values is None or params is None:
         return 2
-    if args.out is not None and not args.out.resolve().parent.is_dir():
-        return _fail(msg("out_dir", lang, path=args.out.resolve().parent))
+    for flag, target in (("--out", args.out), ("--report", args.report)):
+        if target is not None and not target.resolve().parent.is_dir():
+            return _fail(msg("out_dir", lang, flag=flag, path=target.resolve().parent))
     endpoint = args.endpoint or settings.default_endpoint
     client = _client(settings, endpoint, lang)
     prepared = _prepare(doc, values, params, client, settings, args) if client else None
@@ -307,6 +342,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
+    if args.report is not None:
+        written = _write_report(args.report, report(outcome, doc), lang) and written
     logged = args.no_audit or _record(outcome, args.user, lang)
     if not written:
         return 1

@@ -40,10 +40,12 @@ class PartOrigin:
     clause: str = ""  # the clause's id
     version: str = ""  # the clause's version
     gates: tuple[str, ...] = ()
+    section: str = ""  # the heading of its section (【适用情形】), "" when it has none
 
     def to_dict(self) -> dict[str, object]:
         return {
             "step": self.step,
+            "section": self.section,
             "label": self.label,
             "title": self.title,
             "source": self.source,
@@ -92,6 +94,7 @@ def assembled(step: Step) -> Settled:
 def origins(steps: Sequence[Step], settled: dict[int, Settled]) -> tuple[PartOrigin, ...]:
     """Every part of the document in order: `app` for the deterministic ones."""
     out = []
+    headings = {s.section: s.heading for s in steps if s.heading}
     for step in steps:
         if step.generated and step.index not in settled:
             continue
@@ -107,6 +110,7 @@ def origins(steps: Sequence[Step], settled: dict[int, Settled]) -> tuple[PartOri
                 clause.id if clause else "",
                 clause.version if clause else "",
                 got.gates if got else (),
+                headings.get(step.section, ""),
             )
         )
     return tuple(out)

@@ -173,6 +173,10 @@ class OutlineRun(Run):
         self._sources[index] = got
         self._settled[index] = self._prose[index]
 
+    def part_text(self, index: int) -> str:
+        """A finished generated part's final text (its prose, clause or placeholder)."""
+        return self._settled.get(index, "")
+
     def settled_text(self) -> str:
         """The document up to the last finished part (what `lexspec draft` prints as it goes)."""
         return assemble(self.plan.steps, self._settled)[0]
