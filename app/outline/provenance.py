@@ -55,11 +55,13 @@ class PartOrigin:
         }
 
 
-def instruction(step: Step, writing: PartWriting) -> str:
-    """What the model was asked, without the clause itself (the gates' instruction)."""
+def instruction(step: Step, writing: PartWriting, system: str = "") -> str:
+    """What the model was asked, without the clause itself (the gates' instruction): the
+    shared system prompt and the part's ask (a small model may echo either)."""
+    ask = step.prompt
     if writing == "adapt" and step.clause is not None:
-        return ADAPT_ASK.format(clause="", prompt=step.prompt)
-    return step.prompt
+        ask = ADAPT_ASK.format(clause="", prompt=step.prompt)
+    return f"{system}\n{ask}" if system else ask
 
 
 def facts_for(values: dict[str, str], facts_block: str, step: Step) -> GateFacts:
@@ -75,10 +77,12 @@ def fallback(step: Step, gates: tuple[str, ...]) -> Settled:
     return Settled(NO_TEXT, "placeholder", gates)
 
 
-def settle(prose: str, step: Step, writing: PartWriting, facts: GateFacts) -> Settled:
+def settle(
+    prose: str, step: Step, writing: PartWriting, facts: GateFacts, system: str = ""
+) -> Settled:
     """The model's prose if it passes every gate, else its fallback (naming the gates)."""
     source: PartSource = "adapted" if writing == "adapt" and step.clause else "model"
-    failed = gate_findings(prose, instruction(step, writing), facts)
+    failed = gate_findings(prose, instruction(step, writing, system), facts)
     if failed:
         return fallback(step, tuple(dict.fromkeys(f.code for f in failed)))
     return Settled(prose, source)

@@ -154,9 +154,8 @@ class OutlineRun(Run):
         the text printed part by part is the text recorded. A part left with no prose shows its
         clause, else NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
         index, values = step.index, dict(self.rendered.values)
-        got = settle(
-            self._prose[index], step, self.writing, facts_for(values, self.plan.facts, step)
-        )
+        facts = facts_for(values, self.plan.facts, step)
+        got = settle(self._prose[index], step, self.writing, facts, self.plan.system)
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
             steps = self.plan.steps[: index + 1]

@@ -147,3 +147,18 @@ def test_gate_findings(text: str, codes: list[str]) -> None:
     assert [f.code for f in found] == codes
     assert all(0 <= f.start < f.end <= len(text) for f in found)
     assert all(f.severity == "error" and f.message_zh and f.message_en for f in found)
+
+
+def test_an_echo_of_the_system_prompt_is_an_echo() -> None:
+    """A small model may copy the shared system prompt back: the runner's instruction holds it."""
+    from app.outline.provenance import instruction
+
+    system = "你是一名数据合规律师，为企业法务撰写《数据出境安全评估申报表》填写指南中的一段说明。"
+    text = "你是一名数据合规律师，为企业法务撰写《数据出境安全评估申报表》填写指南……"
+
+    class Step:  # the two fields instruction() reads
+        prompt = "请说明准备材料的要点。"
+        clause = None
+
+    asked = instruction(Step(), "write", system)  # type: ignore[arg-type]
+    assert [f.code for f in gate_findings(text, asked, FACTS)] == ["prose.instruction_echo"]
