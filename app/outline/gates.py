@@ -17,7 +17,8 @@ tests/unit/test_gates.py.
 - prose.repetition: a sentence of at least MIN_SENTENCE characters written twice, or a stretch of
   2 or more characters repeated 4 or more times in a row.
 - prose.wrong_fact: a count of people (a number followed by 人/名/位, or after 人数) that is not
-  the form's (sensitive counts where the clause speaks of 敏感个人信息), or a date that is not the
+  the form's (the sensitive count where the number's own words, or the label before it, speak
+  of 敏感个人信息), or a date that is not the
   form's, unless it is written the same way in the known text (a statutory threshold such as
   100万人 in the clause).
 """
@@ -48,6 +49,7 @@ RUN = re.compile(r"(.{2,}?)\1{3,}", re.DOTALL)
 PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民))")
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")
 NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感")
+NOUN_END = re.compile(r"[，,。；;、）)]|和|及|与|以及")
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,14 @@ def repetition(text: str) -> list[Finding]:
     return []
 
 
-def _expected(clause: str, facts: GateFacts) -> set[int]:
-    if "敏感" in NOT_SENSITIVE.sub("", clause):
+def _expected(before: str, after: str, facts: GateFacts) -> set[int]:
+    """The counts a number may be: the sensitive count when its own words (up to the next
+    comma or 和) say 敏感, or, after a 人数 label or with no noun of its own (涉及0人), when the
+    words before it do; else the individuals."""
+    own = NOUN_END.split(after, maxsplit=1)[0]
+    noun = PEOPLE_AFTER.sub("", own, count=1).strip("。！？；;：: ")
+    label = before if COUNT_LABEL.search(before) or not noun else ""
+    if "敏感" in NOT_SENSITIVE.sub("", own + label):
         return {facts.sensitive or 0}
     individuals = facts.individuals or 0
     return {individuals, individuals + (facts.sensitive or 0)}
@@ -143,7 +151,7 @@ def wrong_fact(text: str, facts: GateFacts) -> list[Finding]:
             if not (people or labelled):
                 continue
             left = max(text.rfind(c, 0, q.start) for c in "，,。；;\n") + 1
-            if q.value in _expected(text[left : q.end], facts):
+            if q.value in _expected(text[left : q.start], text[q.end : q.end + 16], facts):
                 continue
             written = text[q.start : people.end() if people else q.end]
             if q.value and written in facts.known:

@@ -107,6 +107,9 @@ def test_repetition(text: str, found: bool) -> None:
         ("贵公司累计向境外提供15万人个人信息。", False),
         ("贵公司累计向境外提供20万人个人信息。", True),
         ("贵公司未向境外提供敏感个人信息，敏感个人信息涉及0人。", False),
+        ("贵公司向境外提供150000人个人信息和0人敏感个人信息。", False),  # each its own count
+        ("贵公司向境外提供0人个人信息和150000人敏感个人信息。", True),
+        ("敏感个人信息涉及人数：0。", False),
         ("达到100万人以上个人信息的，应当申报。", False),  # the clause's threshold
         ("自2022年1月1日起累计计算。", True),  # a date that is not the form's
         ("标准合同于2025年4月1日生效。", False),
