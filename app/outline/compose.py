@@ -25,11 +25,11 @@ PART_SEPARATOR = "\n\n"  # between the facts block and a part's instruction
 # what a generated part that ended with no usable prose shows, so its number and title stay and
 # the lawyer sees what is missing (marked `no_text` on the part)
 NO_TEXT = "〔未生成正文，请补写〕"
-# the ask of a part in `adapt`: the vetted clause, then what the part is for
+# the ask of a part in `adapt`: what the part is for, then the vetted clause (last, so that a
+# small model continues from it and speculative decoding copies it)
 ADAPT_ASK = (
-    "参考条款（律所审定的范本）：\n{clause}\n\n"
-    "请依据上述事实改写这段参考条款（{prompt}）。保留其中的法规名称、条号和数字，"
-    "只写改写后的正文。"
+    "请依据上述事实改写下面这段律所审定的参考条款（{prompt}）。保留其中的法规名称、条号和数字，"
+    "只写改写后的正文。\n参考条款：\n{clause}"
 )
 
 
@@ -65,7 +65,7 @@ class OutlinePlan:
 
     def messages(self, step: Step, writing: str = "write") -> list[dict[str, str]]:
         """The chat for a generated step: shared system + facts, then the part's instruction;
-        in `adapt` (with a clause) the clause to rewrite comes before the instruction."""
+        in `adapt` (with a clause) the instruction, then the clause to rewrite."""
         ask = step.prompt
         if writing == "adapt" and step.clause is not None:
             ask = ADAPT_ASK.format(clause=step.clause.text, prompt=step.prompt)
