@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "app.commands.check",
     "app.commands.cite",
     "app.commands.route",
+    "app.commands.clauses",
     "app.commands.export",
     "app.commands.accounts",
     "app.commands.study",

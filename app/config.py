@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
+from app.domain import PartWriting
 from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, SpeculativeMode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,8 @@ class EndpointConfig(BaseModel):
     )
     # sent with each request, e.g. {"enable_thinking": false} for Qwen3 (vLLM's chat template)
     chat_template_kwargs: dict[str, Any] | None = None
+    # how outline parts are written on this endpoint: assemble | adapt | write (app.domain)
+    writing: PartWriting = "adapt"
 
 
 def default_model_path() -> Path:
@@ -57,6 +60,7 @@ class Settings(BaseSettings):
     llm_api_key: str = "not-needed"
     llm_model: str | None = None
     llm_chat_template_kwargs: dict[str, Any] | None = None  # JSON, e.g. {"enable_thinking": false}
+    llm_writing: PartWriting = "adapt"  # the default endpoint: assemble | adapt | write
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)  # JSON in LEXSPEC_ENDPOINTS
     default_endpoint: str = "embedded"
     request_timeout_s: float = 120.0
@@ -136,6 +140,7 @@ class Settings(BaseSettings):
             api_key=self.llm_api_key,
             label="embedded CPU server (llama.cpp, speculative)",
             chat_template_kwargs=self.llm_chat_template_kwargs,
+            writing=self.llm_writing,
         )
         return {self.default_endpoint: default, **self.endpoints}
 

@@ -37,6 +37,13 @@ FindingCode = Literal[
     "structure.section_order",
     "facts.route_mismatch",
     "facts.number_mismatch",
+    # prose gates on a model-written outline part (app/outline/gates.py): a part that fails one
+    # falls back to its clause or the placeholder; the finding is kept on the part's record
+    "prose.instruction_echo",
+    "prose.dangling_lead_in",
+    "prose.garble",
+    "prose.repetition",
+    "prose.wrong_fact",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"
@@ -44,6 +51,12 @@ CitationStatus = Literal[
 # A document type's numbering scheme (prompts/<type>/meta.yaml `numbering`); it shapes the
 # prompt only: the checker infers each level's style from the draft itself.
 NumberingStyle = Literal["chinese", "follow-input"]
+# How an outline's generated parts are written (a setting per endpoint, app/config.py):
+# assemble = the clause as rendered, no model; adapt = the model rewrites the clause for the
+# facts; write = the model writes fresh prose. Where a part's text came from:
+PartWriting = Literal["assemble", "adapt", "write"]
+PartSource = Literal["app", "clause", "adapted", "model", "placeholder"]
+PART_WRITINGS: tuple[PartWriting, ...] = get_args(PartWriting)
 FINDING_CODES: tuple[FindingCode, ...] = get_args(FindingCode)
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 

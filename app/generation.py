@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from app.domain import CheckResult, GenerationParams, GenerationStats, RenderedPrompt
+from app.domain import CheckResult, GenerationParams, GenerationStats, PartWriting, RenderedPrompt
 from app.llm.client import ChatStream, LLMClient
 from app.outline.guards import ThinkFilter
 
@@ -65,6 +65,7 @@ class GenerationOutcome:
     marks: tuple[str, ...] = ()  # guards that acted: repetition_trimmed, budget_trimmed, ...
     thinking: str = ""  # a <think> block kept out of the text and the checks
     parts: tuple[Any, ...] = ()  # outline drafts: app.outline.run.PartResult per generated part
+    provenance: tuple[Any, ...] = ()  # outline drafts: app.outline.provenance.PartOrigin per part
 
 
 def check_draft(
@@ -275,9 +276,13 @@ def draft_notes(outcome: GenerationOutcome) -> dict[str, Any]:
                 "completion_tokens": p.stats.completion_tokens,
                 "prompt_tokens": p.stats.prompt_tokens,
                 "marks": list(p.marks),
+                "budget": p.budget,
+                "budget_from": p.budget_from,
             }
             for p in outcome.parts
         ]
+    if outcome.provenance:  # where each part came from: app, clause, adapted, model, placeholder
+        notes["provenance"] = [origin.to_dict() for origin in outcome.provenance]
     return notes
 
 
@@ -321,7 +326,7 @@ def _outline_of(doc_type: Any, prompts_dir: Path, mode: DraftMode | None) -> Any
     try:
         outline = load_outline(prompts_dir / doc_type.id)
         if outline is not None:
-            check_outline(outline, doc_type)
+            outline = check_outline(outline, doc_type)
     except (OutlineError, OSError):
         if mode == "outline":
             raise
@@ -389,9 +394,11 @@ def start_draft(
     endpoint_name: str,
     speculative_label: str = "",
     checker: Checker | None = None,
+    writing: PartWriting | None = None,
 ) -> Any:
     """A DraftRun (free-form) or an OutlineRun (outline); both are iterated for DraftUpdates,
-    cancel() to stop, outcome() afterwards. Nothing is sent before iteration."""
+    cancel() to stop, outcome() afterwards. Nothing is sent before iteration. An outline's
+    generated parts are written as `writing` says (None: the endpoint's setting)."""
     from app.outline.runner import OutlineRun
 
     # the checks run on the document's date, with the facts check where the form is a transfer's
@@ -406,6 +413,7 @@ def start_draft(
             endpoint_name=endpoint_name,
             speculative_label=speculative_label,
             checker=checker,
+            writing=writing or endpoint_writing(endpoint_name),
         )
     return stream_draft(
         client,
@@ -416,6 +424,14 @@ def start_draft(
         speculative_label=speculative_label,
         checker=checker,
     )
+
+
+def endpoint_writing(endpoint_name: str) -> PartWriting:
+    """How the named endpoint writes outline parts (Settings: `writing`; default adapt)."""
+    from app.config import get_settings
+
+    endpoint = get_settings().all_endpoints().get(endpoint_name)
+    return endpoint.writing if endpoint is not None else "adapt"
 
 
 def run_to_end(run: Any) -> GenerationOutcome:

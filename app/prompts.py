@@ -239,7 +239,9 @@ class ContextTooLong(BilingualError, ValueError):
 # --- loading ---------------------------------------------------------------------------
 
 
-def _environment() -> SandboxedEnvironment:
+def sandbox() -> SandboxedEnvironment:
+    """The one jinja2 environment for prompts, outlines and clauses: sandboxed, StrictUndefined;
+    user values are passed as data, never compiled as template source."""
     return SandboxedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
     )
@@ -411,7 +413,7 @@ def render(doc_type: DocType, values: Mapping[str, object]) -> RenderedPrompt:
         "numbering": doc_type.numbering,
         "route": route_context(doc_type, clean),
     }
-    env = _environment()
+    env = sandbox()
     try:
         system = env.from_string(doc_type.system_source).render(context).strip()
         user = env.from_string(doc_type.user_source).render(context).strip()

@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.draft.args.mode"),
     )
     p.add_argument("--out", type=Path, help=cli_text("cli.draft.args.out"))
+    p.add_argument("--report", type=Path, help=cli_text("cli.draft.args.report"))
     p.add_argument("--lang", choices=("zh", "en"), help=cli_text("cli.draft.args.lang"))
     p.add_argument("--user", default="cli", help=cli_text("cli.draft.args.user"))
     p.add_argument("--no-audit", action="store_true", help=cli_text("cli.draft.args.no_audit"))
@@ -172,6 +173,22 @@ def stats_line(stats: GenerationStats, status: str) -> str:
     return " | ".join(parts)
 
 
+def _outline_lines(outcome: GenerationOutcome, lang: str) -> list[str]:
+    """An outline draft's parts: which budget cut a part, which parts fell back and why, and
+    where every part came from."""
+    from app.i18n import t
+    from app.outline.compose import parts_fallen_back
+    from app.outline.provenance import fallback_lines, source_line, truncation_lines
+
+    if not outcome.provenance:
+        return []
+    lines = [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
+    if fallen := parts_fallen_back(outcome.marks):
+        lines.append(t("outline.fallback_note", lang, parts=fallen))
+    lines += [f"  {line}" for line in fallback_lines(outcome.provenance, lang)]
+    return [*lines, source_line(outcome.provenance, lang)]
+
+
 def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     from app.outline.compose import parts_without_text
 
@@ -186,6 +203,7 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
         lines.append(msg("marks", lang, marks=", ".join(outcome.marks)))
     if empty := parts_without_text(outcome.marks):
         lines.append(msg("no_text", lang, parts=empty))
+    lines += _outline_lines(outcome, lang)
     if outcome.check is None:
         lines.append(msg("no_checks", lang))
         return lines
@@ -257,6 +275,39 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
     return True
 
 
+def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
+    """The draft as JSON for --report: type, status, route (null when the type has none), the
+    form's values used, each part's section, title, source, clause and failed gates, and the
+    findings."""
+    from app.prompts import route_context
+
+    values = dict(outcome.rendered.values)
+    route = route_context(doc, values)
+    return {
+        "doc_type": doc.id,
+        "status": outcome.status,
+        "route": route["route"] if route else None,
+        "fields": values,
+        "parts": [
+            {
+                "section": o.section,
+                "title": f"{o.label}{o.title}",
+                "source": o.source,
+                "clause": f"{o.clause}@{o.version}" if o.clause else None,
+                "gates": list(o.gates),
+            }
+            for o in outcome.provenance
+        ],
+        "findings": list(outcome.findings),
+    }
+
+
+def _write_report(path: Path, data: dict[str, Any], lang: str) -> bool:
+    import json
+
+    return _write_out(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", lang)
+
+
 def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
     """Keep the output in the audit log like the app does (else in the spool); False, with a
     message, when the log could not be written."""
@@ -281,8 +332,9 @@ def handle(args: argparse.Namespace) -> int:
     params = _params(args, doc, lang) if doc and values is not None else None
     if doc is None or values is None or params is None:
         return 2
-    if args.out is not None and not args.out.resolve().parent.is_dir():
-        return _fail(msg("out_dir", lang, path=args.out.resolve().parent))
+    for flag, target in (("--out", args.out), ("--report", args.report)):
+        if target is not None and not target.resolve().parent.is_dir():
+            return _fail(msg("out_dir", lang, flag=flag, path=target.resolve().parent))
     endpoint = args.endpoint or settings.default_endpoint
     client = _client(settings, endpoint, lang)
     prepared = _prepare(doc, values, params, client, settings, args) if client else None
@@ -294,6 +346,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
+    if args.report is not None:
+        written = _write_report(args.report, report(outcome, doc), lang) and written
     logged = args.no_audit or _record(outcome, args.user, lang)
     if not written:
         return 1

@@ -12,17 +12,25 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
+from app.outline.clause_checks import render_clause
+from app.outline.clauses import ChosenClause, pick
 from app.outline.model import Outline, Part
-from app.outline.sources import SourceContext, lines_for
+from app.outline.sources import SourceContext, holds, lines_for
 from app.validation.numerals import int_to_chinese
 
 PART_SEPARATOR = "\n\n"  # between the facts block and a part's instruction
 # what a generated part that ended with no usable prose shows, so its number and title stay and
 # the lawyer sees what is missing (marked `no_text` on the part)
 NO_TEXT = "〔未生成正文，请补写〕"
+# the ask of a part in `adapt`: what the part is for, then the vetted clause (last, so that a
+# small model continues from it and speculative decoding copies it)
+ADAPT_ASK = (
+    "请依据上述事实改写下面这段律所审定的参考条款（{prompt}）。保留其中的法规名称、条号和数字，"
+    "只写改写后的正文。\n参考条款：\n{clause}"
+)
 
 
 class OutlineProblem(ValueError):
@@ -40,6 +48,7 @@ class Step:
     label: str  # its number (一、) when it has a title, else ""
     lines: tuple[str, ...] = ()  # deterministic content, each already numbered
     prompt: str = ""  # generated: the rendered instruction
+    clause: ChosenClause | None = None  # generated: the clause of the library chosen for it
 
     @property
     def generated(self) -> bool:
@@ -54,9 +63,13 @@ class OutlinePlan:
     steps: tuple[Step, ...]
     check_prefix: str = ""  # text the draft continues (follow-input): checked with it, not shown
 
-    def messages(self, step: Step) -> list[dict[str, str]]:
-        """The chat for a generated step: shared system + facts, then the part's instruction."""
-        user = f"{self.facts}{PART_SEPARATOR}{step.prompt}"
+    def messages(self, step: Step, writing: str = "write") -> list[dict[str, str]]:
+        """The chat for a generated step: shared system + facts, then the part's instruction;
+        in `adapt` (with a clause) the instruction, then the clause to rewrite."""
+        ask = step.prompt
+        if writing == "adapt" and step.clause is not None:
+            ask = ADAPT_ASK.format(clause=step.clause.text, prompt=step.prompt)
+        user = f"{self.facts}{PART_SEPARATOR}{ask}"
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def prompt_record(self) -> str:
@@ -108,10 +121,6 @@ def continue_numbers(text: str, count: int) -> list[str]:
 # --- planning -----------------------------------------------------------------------------
 
 
-def _environment() -> SandboxedEnvironment:
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-
-
 def _render(env: SandboxedEnvironment, source: str, context: Mapping[str, object]) -> str:
     try:
         return env.from_string(source).render(context).strip()
@@ -129,7 +138,9 @@ def plan_outline(
 
     `context` is the jinja2 context (the field values and the type's data); user values are
     data, never template source."""
-    env = _environment()
+    from app.prompts import sandbox
+
+    env = sandbox()
     number = NUMBERING.get(outline.numbering, _chinese)
     follow = outline.numbering == "follow-input"
     untitled = sum(1 for p in outline.parts() if not p.title)
@@ -139,7 +150,9 @@ def plan_outline(
     steps: list[Step] = []
     titled = 0
     for s_index, section in enumerate(outline.sections):
-        for p_index, part in enumerate(section.parts):
+        for part in section.parts:
+            if not holds(part.when, sources.facts):
+                continue
             label = ""
             if part.title:
                 titled += 1
@@ -147,17 +160,18 @@ def plan_outline(
             elif follow:
                 label = clause_labels.pop(0)
             lines: tuple[str, ...] = ()
-            prompt = ""
+            prompt, clause = "", None
             if part.generated:
                 prompt = _render(env, part.prompt, context)
+                clause = _clause_for(outline, part, sources, context)
             else:
                 try:
                     raw = lines_for(part, sources)
                 except ValueError as exc:
                     raise OutlineProblem(str(exc)) from exc
                 lines = tuple(f"{number(2, i)}{line}" for i, line in enumerate(raw, 1))
-            heading = section.heading if p_index == 0 else ""
-            steps.append(Step(len(steps), s_index, heading, part, label, lines, prompt))
+            heading = section.heading if not any(st.section == s_index for st in steps) else ""
+            steps.append(Step(len(steps), s_index, heading, part, label, lines, prompt, clause))
     return OutlinePlan(
         outline,
         _render(env, outline.system, context),
@@ -167,9 +181,27 @@ def plan_outline(
     )
 
 
+def _clause_for(
+    outline: Outline, part: Part, sources: SourceContext, context: Mapping[str, object]
+) -> ChosenClause | None:
+    """The library's clause for this part under the draft's facts, rendered from the form."""
+    chosen = pick(outline.clauses, part.key, sources.facts)
+    if chosen is None:
+        return None
+    text = render_clause(chosen, context)
+    if text.startswith("!"):  # checked at load; a value that breaks it leaves the part bare
+        return None
+    return ChosenClause(chosen.id, chosen.version, text)
+
+
 def parts_without_text(marks: Sequence[str]) -> int:
     """How many parts of a draft show NO_TEXT, from the outcome's marks (part3:no_text)."""
     return sum(1 for m in marks if m.endswith(":no_text"))
+
+
+def parts_fallen_back(marks: Sequence[str]) -> int:
+    """How many model-written parts were replaced by their clause (part3:fallback)."""
+    return sum(1 for m in marks if m.endswith(":fallback"))
 
 
 def step_text(step: Step, prose: str = "") -> str:

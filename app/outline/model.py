@@ -9,7 +9,7 @@ outline is reported by its type's name and the other outlines still load.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.domain import validation_reasons
+from app.outline.clauses import Clause, ClauseFileError, read_clauses
 
 OUTLINE_FILE = "outline.yaml"
 GENERATED = "generated"
@@ -28,7 +29,9 @@ class _Part(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     kind: str = Field(min_length=1)
+    id: str = ""  # how clauses name the part (default: its title)
     title: str = ""  # the part's numbered title (一、基本情况); empty: no title line
+    when: dict[str, Any] | None = None  # app.outline.conditions: the part is left out otherwise
     fields: list[str] = Field(default_factory=list)  # facts: form fields, in order
     items: list[Any] = Field(default_factory=list)  # legal_basis / items: the entries
     options: dict[str, Any] = Field(default_factory=dict)  # for registered sources
@@ -62,6 +65,8 @@ class _Outline(BaseModel):
 class Part:
     kind: str
     title: str = ""
+    id: str = ""
+    when: dict[str, Any] | None = field(default=None, compare=False)
     fields: tuple[str, ...] = ()
     items: tuple[Any, ...] = ()
     options: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -72,6 +77,11 @@ class Part:
     @property
     def generated(self) -> bool:
         return self.kind == GENERATED
+
+    @property
+    def key(self) -> str:
+        """The name a clause's `part:` uses: the part's id, else its title."""
+        return self.id or self.title
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,8 @@ class Outline:
     sections: tuple[Section, ...]
     hash: str = ""
     continue_from: str = ""
+    clauses: tuple[Clause, ...] = ()  # clauses.yaml, the ones that passed their checks
+    clause_errors: tuple[str, ...] = ()  # the refused ones, each naming its clause
 
     def parts(self) -> list[Part]:
         return [p for s in self.sections for p in s.parts]
@@ -112,6 +124,8 @@ def _part(raw: _Part) -> Part:
     return Part(
         kind=raw.kind,
         title=raw.title,
+        id=raw.id,
+        when=raw.when,
         fields=tuple(raw.fields),
         items=tuple(raw.items),
         options=dict(raw.options),
@@ -141,8 +155,18 @@ def parse_outline(doc_type: str, source: str) -> Outline:
 
 
 def load_outline(type_dir: Path) -> Outline | None:
-    """The type's outline, None when it has none; OutlineError (or OSError) when broken."""
+    """The type's outline with its clause library (unchecked: check_outline checks each clause
+    against the type; an unreadable clauses.yaml is reported in `clause_errors`), None when it
+    has none; OutlineError (or OSError) when the outline is broken."""
     path = type_dir / OUTLINE_FILE
     if not path.is_file():
         return None
-    return parse_outline(type_dir.name, path.read_text(encoding="utf-8"))
+    outline = parse_outline(type_dir.name, path.read_text(encoding="utf-8"))
+    try:
+        clauses, digest = read_clauses(type_dir)
+    except ClauseFileError as exc:  # the outline still drafts, without clauses
+        return replace(outline, clause_errors=(str(exc),))
+    if not digest:
+        return outline
+    both = hashlib.sha256(f"{outline.hash}\0{digest}".encode()).hexdigest()
+    return replace(outline, clauses=clauses, hash=both)

@@ -3,6 +3,7 @@ load every outline (a broken one reported by name), and count each part's prompt
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -10,7 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.domain import RenderedPrompt
+from app.outline.clause_checks import ClauseContext, refusal
+from app.outline.clauses import Clause
 from app.outline.compose import OutlinePlan, OutlineProblem, plan_outline
+from app.outline.conditions import ConditionError, condition_facts, known_facts, parse_condition
 from app.outline.model import Outline, OutlineError, OutlineLibrary, load_outline
 from app.outline.sources import SourceContext
 
@@ -19,16 +23,14 @@ if TYPE_CHECKING:
     from app.prompts import DocType
 
 
-def plan_for(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> OutlinePlan:
-    """The outline rendered for these validated values (OutlineProblem when it cannot be)."""
+def template_context(
+    outline: Outline, doc_type: DocType, values: Mapping[str, str]
+) -> dict[str, object]:
+    """The jinja2 data of the outline's templates and clauses: the form's values and the
+    type's data (user values are data, never template source)."""
     from app.prompts import route_context
 
-    sources = SourceContext(
-        values=values,
-        labels={f.name: f.label_zh for f in doc_type.fields},
-        doc_date=doc_type.document_date(values),
-    )
-    context: dict[str, object] = {
+    return {
         **values,
         "required_sections": list(doc_type.required_sections),
         "statutes": list(doc_type.statutes),
@@ -37,20 +39,75 @@ def plan_for(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> 
         # states it, so every generated part follows it rather than deciding it
         "route": route_context(doc_type, values),
     }
-    return plan_outline(outline, values, sources, context)
 
 
-def check_outline(outline: Outline, doc_type: DocType) -> None:
-    """An outline must render for its type's example and carry the type's required sections."""
+def plan_for(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> OutlinePlan:
+    """The outline rendered for these validated values (OutlineProblem when it cannot be):
+    parts, entries and clauses chosen by their `when:` on the form's facts and route."""
+    all_values = {f.name: values.get(f.name, "") for f in doc_type.fields} | dict(values)
+    sources = SourceContext(
+        values=values,
+        labels={f.name: f.label_zh for f in doc_type.fields},
+        doc_date=doc_type.document_date(values),
+        facts=condition_facts(all_values, doc_type.route is not None),
+    )
+    return plan_outline(outline, values, sources, template_context(outline, doc_type, values))
+
+
+def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
+    for part in outline.parts():
+        entries = [i.get("when") for i in part.items if isinstance(i, dict)]
+        for raw in (part.when, *entries):
+            try:
+                parse_condition(raw, known)
+            except ConditionError as exc:
+                raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
+
+
+_CHECKED: dict[tuple[str, str, str], tuple[tuple[Clause, ...], tuple[str, ...]]] = {}
+
+
+def checked_clauses(
+    outline: Outline, doc_type: DocType, values: Mapping[str, str]
+) -> tuple[tuple[Clause, ...], tuple[str, ...]]:
+    """(the clauses that pass their checks, one message per refused clause naming it),
+    checked once per outline, clause file and type version."""
+    key = (doc_type.id, outline.hash, doc_type.template_hash)
+    if key not in _CHECKED:
+        ctx = ClauseContext(
+            parts=frozenset(p.key for p in outline.parts() if p.generated),
+            facts=known_facts(f.name for f in doc_type.fields),
+            render_context=template_context(outline, doc_type, values),
+            doc_date=doc_type.document_date(values) or dt.date.today(),
+        )
+        accepted, refused = [], list(outline.clause_errors)
+        for clause in outline.clauses:
+            reason = refusal(clause, ctx)
+            if reason is None:
+                accepted.append(clause)
+            else:
+                refused.append(f"{doc_type.id}: clause {clause.id}: {reason}")
+        _CHECKED[key] = (tuple(accepted), tuple(refused))
+    return _CHECKED[key]
+
+
+def check_outline(outline: Outline, doc_type: DocType) -> Outline:
+    """An outline must render for its type's example and carry the type's required sections;
+    returned with only the clauses that pass their checks (the refused ones in
+    `clause_errors`)."""
     from app.prompts import validate_values
 
     missing = [s for s in doc_type.required_sections if s not in outline.headings]
     if missing:
         raise OutlineError(f"outline lacks the required section(s) {', '.join(missing)}")
+    _check_conditions(outline, known_facts(f.name for f in doc_type.fields))
     try:
-        plan_for(outline, doc_type, validate_values(doc_type, doc_type.example_values()))
+        values = validate_values(doc_type, doc_type.example_values())
+        plan_for(outline, doc_type, values)
     except (OutlineProblem, ValueError) as exc:
         raise OutlineError(f"outline does not render for the example: {exc}") from exc
+    accepted, refused = checked_clauses(outline, doc_type, values)
+    return replace(outline, clauses=accepted, clause_errors=refused)
 
 
 def load_outlines(prompts_dir: Path, types: Mapping[str, DocType]) -> OutlineLibrary:
@@ -61,8 +118,7 @@ def load_outlines(prompts_dir: Path, types: Mapping[str, DocType]) -> OutlineLib
         try:
             outline = load_outline(prompts_dir / type_id)
             if outline is not None:
-                check_outline(outline, doc_type)
-                outlines[type_id] = outline
+                outlines[type_id] = check_outline(outline, doc_type)
         except (OutlineError, OSError) as exc:
             errors.append(f"{type_id}: {exc}")
     return OutlineLibrary(outlines, errors)
@@ -83,7 +139,7 @@ def largest_part_prompt(plan: OutlinePlan, client: LLMClient | None) -> tuple[in
     for step in plan.steps:
         if not step.generated:
             continue
-        messages = plan.messages(step)
+        messages = plan.messages(step, "adapt")  # the longer ask where the part has a clause
         counted = client.count_tokens(messages) if client is not None else None
         tokens = counted if counted is not None else estimate_tokens(messages)
         if tokens + step.part.max_tokens > sum(worst):

@@ -33,6 +33,8 @@ class PartResult:
     marks: tuple[str, ...] = ()  # repetition_trimmed | budget_trimmed | thinking_removed | no_text
     thinking: str = ""
     error: str | None = None
+    budget: int = 0  # the token budget the part had
+    budget_from: str = ""  # part: its own max_tokens (outline.yaml) | draft: the draft's limit
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,12 @@ class Phase:
 def part_budget(base: GenerationParams, step: Step) -> int:
     """A part's token budget: its own, capped by the draft's max_tokens."""
     return min(step.part.max_tokens, base.max_tokens)
+
+
+def budget_from(base: GenerationParams, step: Step) -> str:
+    """Which limit is the part's budget: `part` (its max_tokens in outline.yaml) or `draft`
+    (the form's / the command's max_tokens), so a truncation names what cut it."""
+    return "part" if step.part.max_tokens <= base.max_tokens else "draft"
 
 
 def _budget_params(base: GenerationParams, step: Step) -> GenerationParams:
@@ -103,15 +111,22 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def drop_bad_sentences(
-    prose: dict[int, str], steps: Sequence[Step], checker: Checker, required: Sequence[str]
+    prose: dict[int, str],
+    steps: Sequence[Step],
+    checker: Checker,
+    required: Sequence[str],
+    keep: frozenset[int] = frozenset(),
 ) -> tuple[str, CheckResult, int]:
     """Remove generated sentences that carry an error finding (a wrong citation, a number the
-    model wrote); the app's own parts are never touched. Returns text, check, sentences cut."""
+    model wrote); the app's own parts and the parts in `keep` (a clause, vetted) are never
+    touched. Returns text, check, sentences cut."""
     cut = 0
     for _round in range(5):
         text, spans = assemble(steps, prose)
         check = checker(text, required)
         owners = [s.index for s in steps if s.generated and s.index in prose and prose[s.index]]
+        spans = [span for owner, span in zip(owners, spans, strict=False) if owner not in keep]
+        owners = [owner for owner in owners if owner not in keep]
         bad = [
             (owner, f)
             for f in check.findings
@@ -173,5 +188,7 @@ class PartStream:
         return prose, part
 
 
-def open_part(client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams) -> Any:
-    return client.stream_chat(plan.messages(step), _budget_params(base, step))
+def open_part(
+    client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams, writing: str
+) -> Any:
+    return client.stream_chat(plan.messages(step, writing), _budget_params(base, step))

@@ -9,17 +9,20 @@ import time
 from collections.abc import Generator, Sequence
 from dataclasses import replace
 
-from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.domain import GenerationParams, GenerationStats, PartWriting, RenderedPrompt
 from app.generation import DraftUpdate, GenerationOutcome, Run
 from app.llm.client import LLMClient
-from app.outline.compose import NO_TEXT, OutlinePlan, Step, assemble
+from app.outline.compose import OutlinePlan, Step, assemble
+from app.outline.provenance import Settled, assembled, facts_for, fallback, origins, settle
 from app.outline.run import (
     Checker,
     PartResult,
     PartStream,
     Phase,
+    budget_from,
     drop_bad_sentences,
     open_part,
+    part_budget,
     with_context,
 )
 
@@ -70,8 +73,10 @@ class OutlineRun(Run):
         endpoint_name: str,
         speculative_label: str,
         checker: Checker,
+        writing: PartWriting = "write",
     ) -> None:
         self.client, self.plan, self.rendered, self.params = client, plan, rendered, params
+        self.writing: PartWriting = writing
         self.required_sections = tuple(required_sections)
         self.endpoint_name, self.speculative_label = endpoint_name, speculative_label
         self._checker = with_context(checker, plan.check_prefix)
@@ -79,6 +84,7 @@ class OutlineRun(Run):
         self._current: PartStream | None = None
         self._prose: dict[int, str] = {}
         self._settled: dict[int, str] = {}  # finished parts' final prose
+        self._sources: dict[int, Settled] = {}  # finished parts' provenance
         self._removed = 0
         self._parts: list[PartResult] = []
         self._model = ""
@@ -114,9 +120,17 @@ class OutlineRun(Run):
         heading = next(
             (s.heading for s in reversed(self.plan.steps[: step.index + 1]) if s.heading), ""
         )
-        tokens = self.client.count_tokens(self.plan.messages(step))
+        if self.writing == "assemble":  # the clause as rendered: no request
+            got = assembled(step)
+            self._prose[step.index] = self._settled[step.index] = got.text
+            self._sources[step.index] = got
+            marks = ("no_text",) if got.source == "placeholder" else ()
+            self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
+            yield self._update(got.text, Phase("streaming", step.index, steps, heading))
+            return
+        tokens = self.client.count_tokens(self.plan.messages(step, self.writing))
         yield self._update("", Phase("prompt", step.index, steps, heading, tokens))
-        part = PartStream(open_part(self.client, self.plan, step, self.params))
+        part = PartStream(open_part(self.client, self.plan, step, self.params, self.writing))
         self._current = part
         self._prose[step.index] = ""
         shown = ""
@@ -133,23 +147,39 @@ class OutlineRun(Run):
         finally:
             prose, result = part.result(step.index, self._cancelled.is_set())
             self._prose[step.index] = prose
-            self._parts.append(result)
+            budget = (part_budget(self.params, step), budget_from(self.params, step))
+            self._parts.append(replace(result, budget=budget[0], budget_from=budget[1]))
             self._model = part.stream.model or self._model
             if result.status in ("complete", "truncated"):
                 self._settle(step)
 
     def _settle(self, step: Step) -> None:
-        """A finished part's prose is final: its sentences that carry an error are removed now,
-        so the text printed part by part is the text recorded. A part left with no prose shows
-        NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
-        steps = self.plan.steps[: step.index + 1]
-        _, _, removed = drop_bad_sentences(self._prose, steps, self._checker, ())
-        self._removed += removed
-        if not self._prose[step.index]:
-            self._prose[step.index] = NO_TEXT
-            last = self._parts[-1]
-            self._parts[-1] = replace(last, marks=(*last.marks, "no_text"))
-        self._settled[step.index] = self._prose[step.index]
+        """A finished part's prose is final. Prose that fails a gate falls back to the part's
+        clause (or NO_TEXT); otherwise its sentences that carry an error are removed now, so
+        the text printed part by part is the text recorded. A part left with no prose shows its
+        clause, else NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
+        index, values = step.index, dict(self.rendered.values)
+        facts = facts_for(values, self.plan.facts, step)
+        got = settle(self._prose[index], step, self.writing, facts, self.plan.system)
+        if not got.fell_back:
+            keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
+            steps = self.plan.steps[: index + 1]
+            _, _, removed = drop_bad_sentences(self._prose, steps, self._checker, (), keep)
+            self._removed += removed
+            if not self._prose[index]:
+                got = fallback(step, ("no_text",))
+        last = self._parts[-1]
+        if got.fell_back:
+            self._prose[index] = got.text
+            marks = ("no_text",) if got.source == "placeholder" else ("fallback",)
+            status = "complete" if last.status == "truncated" else last.status
+            self._parts[-1] = replace(last, status=status, marks=(*last.marks, *marks))
+        self._sources[index] = got
+        self._settled[index] = self._prose[index]
+
+    def part_text(self, index: int) -> str:
+        """A finished generated part's final text (its prose, clause or placeholder)."""
+        return self._settled.get(index, "")
 
     def settled_text(self) -> str:
         """The document up to the last finished part (what `lexspec draft` prints as it goes)."""
@@ -166,6 +196,7 @@ class OutlineRun(Run):
         if removed:
             marks.append(f"sentences_removed:{removed}")
         errors = [p.error for p in self._parts if p.error]
+        settled = {i: s for i, s in self._sources.items() if i in self._settled}
         self._outcome = GenerationOutcome(
             rendered=self.rendered,
             params=self.params,
@@ -183,4 +214,5 @@ class OutlineRun(Run):
             marks=tuple(marks),
             thinking="\n".join(p.thinking for p in self._parts if p.thinking),
             parts=tuple(self._parts),
+            provenance=origins(self.plan.steps, settled),
         )

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from app.outline.conditions import parse_condition
 from app.outline.model import Part
 from app.validation.numerals import int_to_chinese
 
@@ -25,6 +26,20 @@ class SourceContext:
     values: Mapping[str, str]
     labels: Mapping[str, str]  # field name -> 中文 label
     doc_date: dt.date | None = None
+    facts: Mapping[str, object] = field(default_factory=dict)  # app.outline.conditions facts
+
+    def entries(self, part: Part) -> list[Any]:
+        """The part's entries whose `when:` holds for the draft's facts (all without one)."""
+        return [
+            raw
+            for raw in part.items
+            if not isinstance(raw, dict) or holds(raw.get("when"), self.facts)
+        ]
+
+
+def holds(when: Mapping[str, Any] | None, facts: Mapping[str, object]) -> bool:
+    """Whether a `when:` (app.outline.conditions) holds; the facts name every known fact."""
+    return parse_condition(when, facts.keys()).holds(facts)
 
 
 Source = Callable[[Part, SourceContext], list[str]]
@@ -69,37 +84,62 @@ def article_label(article: int) -> str:
     return f"第{int_to_chinese(article)}条"
 
 
-def first_line(statute: str, article: int, day: dt.date | None = None) -> str | None:
-    """The article's first line in the version in force on `day` (else the latest held)."""
+def quotation(
+    statute: str,
+    article: int,
+    day: dt.date | None = None,
+    paragraph: int | None = None,
+    item: int | None = None,
+) -> str | None:
+    """What a legal basis quotes, in the version in force on `day` (else the latest held): the
+    cited 项, or the cited 款 (default the first) with the items that follow its "：" on the same
+    line, so a quotation never stops at the colon."""
     from app.validation.texts import load_texts
 
     store = load_texts()
     version = (store.on(statute, day) if day else None) or store.latest(statute)
     found = version.article(article) if version else None
-    return found.first_line if found else None
+    if found is None or not found.has_part(paragraph, item):
+        return None
+    if item is not None:
+        return found.part(paragraph, item)
+    chosen = found.paragraphs[(paragraph or 1) - 1]
+    return "".join((chosen.text, *chosen.items))
 
 
-def _basis_entry(raw: Any) -> tuple[str, int, str]:
+def _basis_entry(raw: Any) -> tuple[str, int, int | None, int | None, str]:
     if not isinstance(raw, dict) or not isinstance(raw.get("article"), int):
         raise SourceError(f"legal_basis: each item needs statute and article, got {raw!r}")
-    return str(raw.get("statute", "")), int(raw["article"]), str(raw.get("summary", ""))
+    paragraph, item = raw.get("paragraph"), raw.get("item")
+    return (
+        str(raw.get("statute", "")),
+        int(raw["article"]),
+        int(paragraph) if paragraph else None,
+        int(item) if item else None,
+        str(raw.get("summary", "")),
+    )
 
 
 def legal_basis_lines(part: Part, context: SourceContext) -> list[str]:
-    """《statute》第N条：its first line from the statute-text store (or the outline's summary
-    where the store does not hold the statute's text)."""
+    """《statute》第N条[第M款][第K项]：its text from the statute-text store, items included (or
+    the outline's summary where the store does not hold the statute's text)."""
     lines = []
-    for raw in part.items:
-        statute, article, summary = _basis_entry(raw)
-        text = first_line(statute, article, context.doc_date) or summary
-        lines.append(f"《{statute}》{article_label(article)}" + (f"：{text}" if text else ""))
+    for raw in context.entries(part):
+        statute, article, paragraph, item, summary = _basis_entry(raw)
+        text = quotation(statute, article, context.doc_date, paragraph, item) or summary
+        where = article_label(article)
+        if paragraph or item:
+            where += f"第{int_to_chinese(paragraph or 1)}款"
+        if item:
+            where += f"第{int_to_chinese(item)}项"
+        lines.append(f"《{statute}》{where}" + (f"：{text}" if text else ""))
     return lines
 
 
 def items_lines(part: Part, context: SourceContext) -> list[str]:
     """Fixed entries; an entry may name its basis ({text, statute, article})."""
     lines = []
-    for raw in part.items:
+    for raw in context.entries(part):
         if isinstance(raw, str):
             lines.append(raw)
             continue

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.generation import endpoint_writing
 from app.i18n import t
-from app.outline.compose import parts_without_text
+from app.outline.compose import parts_fallen_back, parts_without_text
+from app.outline.provenance import fallback_lines, source_line, truncation_lines
 from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
@@ -183,13 +185,28 @@ def _inputs_of(result: draft_run.DraftResult, doc_type: DocType) -> None:
             st.markdown(f"**{label}**: {shown or '—'}")
 
 
+def _show_parts(result: draft_run.DraftResult) -> None:
+    """An outline draft's parts: the budget that cut one, why one fell back, and a small
+    marker per part saying where it came from (app, clause, adapted, model, to write)."""
+    if not result.provenance:
+        return
+    for line in truncation_lines(result.parts, result.provenance, lang()):
+        st.caption(line)
+    for line in fallback_lines(result.provenance, lang()):
+        st.caption(line)
+    writing = tr(f"outline.writing_mode.{endpoint_writing(result.request.endpoint)}")
+    st.caption(
+        f"{tr('outline.writing', writing=writing)} · {source_line(result.provenance, lang())}"
+    )
+
+
 def _show_result(doc_type: DocType, user_name: str) -> None:
     result: draft_run.DraftResult | None = st.session_state.get(RESULT)
     if result is None:
         return
     st.divider()
     status_text = tr(f"status.{result.status}")
-    empty = parts_without_text(result.marks)
+    empty, fallen = parts_without_text(result.marks), parts_fallen_back(result.marks)
     if result.status == "error":
         st.error(tr("draft.failed", detail=result.error_text(lang())))
         st.button(
@@ -203,11 +220,14 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     elif result.status == "stopped":
         st.warning(tr("draft.stopped_note"))
     elif result.status == "truncated":
-        st.warning(tr("outline.truncated_note"))
-    elif not empty:
+        st.warning(tr("outline.truncated_parts_note" if result.parts else "outline.truncated_note"))
+    elif not empty and not fallen:
         st.success(tr("draft.complete_note"))
     if empty:
         st.warning(tr("outline.no_text_note", parts=empty))
+    if fallen:
+        st.warning(tr("outline.fallback_note", parts=fallen))
+    _show_parts(result)
     if result.marks:
         st.caption(tr("outline.marks", marks=", ".join(result.marks)))
     if result.thinking:

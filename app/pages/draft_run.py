@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from app.config import EndpointConfig
     from app.generation import DraftRun, GenerationOutcome, PreparedDraft
     from app.llm.client import LLMClient
-    from app.outline.run import Phase
+    from app.outline.provenance import PartOrigin
+    from app.outline.run import PartResult, Phase
     from app.outline.runner import OutlineRun
 
 RESULT = "draft.result"
@@ -63,6 +64,8 @@ class DraftResult:
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
     marks: tuple[str, ...] = ()
     thinking: str = ""
+    parts: tuple[PartResult, ...] = ()  # outline drafts: how each generated part ended
+    provenance: tuple[PartOrigin, ...] = ()  # outline drafts: where each part came from
 
     def error_text(self, ui_lang: str) -> str:
         return describe(self.error).text(ui_lang)
@@ -160,6 +163,8 @@ def _result_of(live: LiveDraft, user_name: str) -> DraftResult:
         record_error=record_error,
         marks=tuple(outcome.marks),
         thinking=outcome.thinking,
+        parts=tuple(outcome.parts),
+        provenance=tuple(outcome.provenance),
     )
 
 

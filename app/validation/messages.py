@@ -91,6 +91,32 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "草稿所写{what}“{found}”与表单不符（表单：{expected}）",
         "The draft's {what_en} “{found}” contradicts the form ({expected})",
     ),
+    "prose.instruction_echo": (
+        "error",
+        "模型复述了本部分的写作要求（“{echo}”），而不是写正文",
+        "The model repeated the part's instruction (“{echo}”) instead of writing it",
+    ),
+    "prose.dangling_lead_in": (
+        "error",
+        "本部分以引导语结尾，后面没有内容（“{lead}”）",
+        "The part ends on a lead-in with nothing after it (“{lead}”)",
+    ),
+    "prose.garble": (
+        "error",
+        "本部分有乱码：中文中夹杂外文字母或生僻字（“{found}”）",
+        "The part is garbled: letters of another script or a rare character inside Chinese "
+        "(“{found}”)",
+    ),
+    "prose.repetition": (
+        "error",
+        "本部分重复了同一内容（“{found}”）",
+        "The part repeats itself (“{found}”)",
+    ),
+    "prose.wrong_fact": (
+        "error",
+        "本部分写了表单中没有的人数或日期（“{found}”）",
+        "The part states a count or date that is not the form's (“{found}”)",
+    ),
 }
 
 

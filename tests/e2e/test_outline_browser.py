@@ -48,4 +48,29 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
         and "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1200000" in text
     )
     assert "《数据出境安全评估办法》第四条" in text
+    # every part carries a marker saying where it came from
+    page.get_by_text(re.compile(r"各部分来源：一、〔系统〕")).first.wait_for(timeout=0)
     shot(page, "draft-outline.png")
+
+    # the same guide under the standard-contract route: the guide says the assessment is not
+    # required and which document applies, and lists no assessment materials
+    count = page.locator(
+        'input[aria-label="自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数 *"]'
+    )
+    count.fill("150000")
+    count.press("Tab")
+    sensitive = page.locator('input[aria-label="自当年1月1日起累计出境敏感个人信息涉及人数"]')
+    sensitive.fill("0")
+    sensitive.press("Tab")
+    page.get_by_role("button", name="生成", exact=True).click()
+    page.wait_for_function(
+        "[...document.querySelectorAll('textarea')].some(t => t.value.includes('不需要申报数据出境安全评估'))",
+        timeout=0,  # the page's state, not a clock: pytest's own timeout is the only limit
+    )
+    second = page.evaluate(  # the new draft's editor (the old one may linger while rerunning)
+        "[...document.querySelectorAll('textarea')].map(t => t.value)"
+        ".find(v => v.includes('不需要申报数据出境安全评估'))"
+    )
+    assert "备案材料（标准合同路径）" in second and "应当适用的文书" in second
+    assert "申报书" not in second and "数据出境风险自评估报告" not in second
+    assert [ln for ln in second.splitlines() if ln.startswith("【")] == headings

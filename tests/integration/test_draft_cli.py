@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -80,8 +81,9 @@ def stored(url: str, err: str) -> Any:
 def test_streams_a_draft_with_stats_writes_it_and_logs_it(
     llm_base_url: str, tmp_path: Path, audit_db: str
 ) -> None:
-    out_file = tmp_path / "draft.txt"
-    args = ("--max-tokens", "24", "--out", str(out_file), "--user", "王律师")
+    out_file, report_file = tmp_path / "draft.txt", tmp_path / "report.json"
+    args = ("--max-tokens", "24", "--out", str(out_file), "--user", "王律师",
+            "--report", str(report_file))  # fmt: skip
     code, out, err = run(*CLAUSE, *args, base_url=llm_base_url)
     assert code == 0, err
     assert out.strip()
@@ -96,6 +98,17 @@ def test_streams_a_draft_with_stats_writes_it_and_logs_it(
     assert (record.user_name, record.doc_type) == ("王律师", "clause-continuation")
     assert record.status == status and record.output_text == out.rstrip("\n")
     assert record.params["max_tokens"] == 24 and record.prompt_tokens
+    # --report: the parts' sources (adapt, the embedded default: the rewrite or its clause)
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    assert report["doc_type"] == "clause-continuation" and report["route"] is None
+    assert report["status"] == status and report["fields"]["contract_type"] == "数据处理协议"
+    assert [p["title"] for p in report["parts"]] == ["8.3", "8.4"]
+    assert all(p["source"] in ("adapted", "clause") for p in report["parts"])
+    assert all(bool(p["gates"]) == (p["source"] == "clause") for p in report["parts"])
+    assert [p["source"] for p in record.params["draft"]["provenance"]] == [
+        p["source"] for p in report["parts"]
+    ]
+    assert "各部分来源" in err
 
 
 def test_ctrl_c_stops_and_keeps_the_partial_text(

@@ -223,6 +223,46 @@ def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     assert any("1 part(s) produced no usable text" in w.value for w in at.warning)
 
 
+def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env: Path) -> None:
+    """A draft whose model part failed a prose gate shows its clause, says so (how many, which
+    part, why) and never "Generation complete"; every part carries a source marker."""
+    from app.generation import prepare_draft, run_to_end, start_draft
+    from app.pages.draft_run import DraftRequest, DraftResult
+    from app.prompts import load_library
+    from tests.fakes import FakeClient
+
+    doc = load_library(get_settings().prompts_dir).types["clause-continuation"]
+    client = FakeClient([], scripts=[["乙方应当及时通知甲方。"], ["以下是后续条款："]])
+    prepared = prepare_draft(
+        doc, doc.example_values(), prompts_dir=get_settings().prompts_dir, client=client
+    )
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="embedded", writing="adapt"))
+    request = DraftRequest(doc.id, "T", prepared.rendered, prepared.params, (), "embedded")
+    result = DraftResult(
+        request,
+        outcome.status,
+        outcome.text,
+        outcome.stats,
+        marks=outcome.marks,
+        parts=outcome.parts,
+        provenance=outcome.provenance,
+    )
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.session_state["lang"] = "en"
+    at.session_state["lexspec_user"] = make_user("alice", "drafter")
+    at.session_state["draft.result"] = result
+    at.run()
+    assert not at.exception
+    assert not any("Generation complete" in s.value for s in at.success)
+    assert any("1 part(s) failed the prose checks" in w.value for w in at.warning)
+    captions = [c.value for c in at.caption]
+    assert any("8.4" in c and "lead-in" in c and "cont.further.return" in c for c in captions)
+    sources = next(c for c in captions if "Sources of the parts" in c)
+    assert "8.3[adapted] cont.next.incident v1.0" in sources
+    assert "8.4[clause] cont.further.return v1.0" in sources
+    assert "the model adapts the vetted clauses" in sources
+
+
 STUDY_NAME = "STUDY-NAME speculative 512 vs plain 64"  # an admin's name that gives arms away
 
 

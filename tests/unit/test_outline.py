@@ -15,8 +15,14 @@ from app.generation import (
     stream_draft,
     to_record,
 )
-from app.outline.compose import NO_TEXT, assemble, continue_numbers, parts_without_text
-from app.outline.model import OutlineError, parse_outline
+from app.outline.compose import (
+    NO_TEXT,
+    assemble,
+    continue_numbers,
+    parts_fallen_back,
+    parts_without_text,
+)
+from app.outline.model import OutlineError, Part, parse_outline
 from app.outline.prepare import load_outlines, plan_for
 from app.outline.sources import SourceContext, lines_for, register_source
 from app.prompts import ContextTooLong, load_library, render, validate_values
@@ -83,8 +89,12 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
     assert (
         "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
     )  # as entered
-    assert "（二）《数据出境安全评估办法》第四条：数据处理者向境外提供数据，有下列情形之一的，" \
-        "应当通过所在地省级网信部门向国家网信部门申报数据出境安全评估：" in lines  # fmt: skip
+    # the quotation goes on past the colon: the article's items are on the same line
+    assert "（一）《促进和规范数据跨境流动规定》第七条：数据处理者向境外提供数据，符合下列条件之一的，" \
+        "应当通过所在地省级网信部门向国家网信部门申报数据出境安全评估：（一）关键信息基础设施运营者" \
+        "向境外提供个人信息或者重要数据；（二）关键信息基础设施运营者以外的数据处理者向境外提供重要数据，" \
+        "或者自当年1月1日起累计向境外提供100万人以上个人信息（不含敏感个人信息）或者1万人以上敏感个人信息。" \
+        in lines  # fmt: skip
     assert [ln for ln in lines if ln.startswith("【")] == list(doc.required_sections)
     assert spans == []
 
@@ -260,23 +270,137 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
     assert outcome.check is not None and outcome.check.findings == ()
 
 
-@pytest.mark.parametrize(
-    "first",
-    [
-        ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
-        ["8.3"],  # only a number, which the app writes itself
-        [],  # nothing at all
-    ],
-)
-def test_a_part_left_without_text_keeps_its_number_and_says_so(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
+FIRST_WITHOUT_TEXT = [
+    ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
+    ["8.3"],  # only a number, which the app writes itself
+    [],  # nothing at all
+]
+
+
+@pytest.mark.parametrize("first", FIRST_WITHOUT_TEXT)
+def test_a_part_left_without_text_falls_back_to_its_clause(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
     prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    clause = prepared.plan.steps[0].clause
+    run = start_draft(prepared, client, endpoint_name="fake", writing="write")
+    outcome = run_to_end(run)
+    assert outcome.text.splitlines() == [f"8.3 {clause.text}", "8.4 乙方应当按月提交服务报告。"]
+    assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
+    assert "part1:fallback" in outcome.marks and parts_fallen_back(outcome.marks) == 1
+    assert parts_without_text(outcome.marks) == 0
+    sources = [(o.source, o.clause, o.gates) for o in outcome.provenance]
+    assert sources == [("clause", clause.id, ("no_text",)), ("model", "", ())]
+    assert outcome.check is not None and not outcome.check.has_errors
+    record = to_record(outcome, user_name="u")
+    assert record.output_text == outcome.text
+    assert record.params["draft"]["provenance"][0]["source"] == "clause"
+
+
+@pytest.mark.parametrize("first", FIRST_WITHOUT_TEXT)
+def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[no-untyped-def]
+    library, tmp_path: Path, first: list[str]
+) -> None:
+    shutil.copytree(PROMPTS / "clause-continuation", tmp_path / "clause-continuation")
+    (tmp_path / "clause-continuation" / "clauses.yaml").unlink()
+    doc = library.types["clause-continuation"]
+    client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=tmp_path, client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.text.splitlines() == [f"8.3 {NO_TEXT}", "8.4 乙方应当按月提交服务报告。"]
-    assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
+    assert run.settled_text() == outcome.text
     assert "part1:no_text" in outcome.marks and parts_without_text(outcome.marks) == 1
+    assert [o.source for o in outcome.provenance] == ["placeholder", "model"]
     assert outcome.status == "complete"
     assert outcome.check is not None and not outcome.check.has_errors
-    assert to_record(outcome, user_name="u").output_text == outcome.text
+
+
+@pytest.mark.parametrize(
+    ("writing", "scripts", "sources", "requests"),
+    [
+        ("assemble", [], ["clause", "clause"], 0),
+        # adapt: the model's rewrite kept; a part that echoes its instruction falls back
+        ("adapt", [["乙方应当及时通知甲方。"], ["请再写一个不同内容的后续条款的正文。"]],
+         ["adapted", "clause"], 2),
+        ("write", [["乙方应当及时通知甲方。"], ["以下是后续条款："]], ["model", "clause"], 2),
+    ],
+)  # fmt: skip
+def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
+    library, writing: str, scripts: list[list[str]], sources: list[str], requests: int
+) -> None:
+    doc = library.types["clause-continuation"]
+    client = FakeClient([], scripts=scripts)
+    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
+    assert [o.source for o in outcome.provenance] == sources
+    assert len(client.requests) == requests
+    clauses = [s.clause for s in prepared.plan.steps if s.generated]
+    for origin, clause in zip(outcome.provenance, clauses, strict=True):
+        if origin.source == "clause":  # the clause as rendered, in full, named with its version
+            assert clause.text in outcome.text
+            assert (origin.clause, origin.version) == (clause.id, clause.version)
+    if writing == "adapt":  # the clause is in the part's prompt
+        assert clauses[0].text in client.requests[0][0][-1]["content"]
+    assert outcome.check is not None and outcome.check.findings == ()
+
+
+@pytest.mark.parametrize(
+    ("changes", "route", "present", "absent"),
+    [
+        (
+            {},
+            "security_assessment",
+            ["五、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
+            ["本指南是否适用", "备案材料（标准合同路径）", "第八条："],
+        ),
+        (
+            {"individuals_count": "150000", "sensitive_count": "0"},
+            "standard_contract_or_certification",
+            ["不需要申报数据出境安全评估", "应当适用的文书：与境外接收方订立个人信息出境标准合同",
+             "备案材料（标准合同路径）", "《促进和规范数据跨境流动规定》第八条：",
+             "判定理由：自当年1月1日起累计向境外提供150,000人个人信息"],
+            ["申报书", "数据出境风险自评估报告", "《数据出境安全评估办法》第六条",
+             "《促进和规范数据跨境流动规定》第七条："],
+        ),
+        (
+            {"individuals_count": "5000", "sensitive_count": ""},
+            "exempt",
+            ["免予申报数据出境安全评估", "应留存的记录", "《促进和规范数据跨境流动规定》第五条："],
+            ["申报书", "备案材料", "第七条：", "第八条："],
+        ),
+    ],
+)  # fmt: skip
+def test_the_filing_guide_follows_the_route(  # type: ignore[no-untyped-def]
+    library, changes: dict[str, str], route: str, present: list[str], absent: list[str]
+) -> None:
+    """Parts, legal bases and list entries carry `when:` on the route the facts lead to."""
+    from app.route.form import decision_from_values
+
+    doc, plan = _plan(library, GUIDE, **changes)
+    assert decision_from_values({**doc.example_values(), **changes}).route == route  # type: ignore[union-attr]
+    text, _ = assemble(plan.steps, {s.index: "" for s in plan.steps if s.generated})
+    assert [ln for ln in text.splitlines() if ln.startswith("【")] == list(doc.required_sections)
+    assert all(p in text for p in present), [p for p in present if p not in text]
+    assert not any(a in text for a in absent), [a for a in absent if a in text]
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        ({"statute": "中华人民共和国个人信息保护法", "article": 38, "item": 3},
+         "《中华人民共和国个人信息保护法》第三十八条第一款第三项：（三）按照国家网信部门制定的标准合同"
+         "与境外接收方订立合同，约定双方的权利和义务；"),
+        ({"statute": "个人信息出境标准合同办法", "article": 4, "paragraph": 3},
+         "《个人信息出境标准合同办法》第四条第三款：个人信息处理者不得采取数量拆分等手段，将依法应当"
+         "通过出境安全评估的个人信息通过订立标准合同的方式向境外提供。"),
+        ({"statute": "个人信息出境标准合同办法", "article": 7},
+         "《个人信息出境标准合同办法》第七条：个人信息处理者应当在标准合同生效之日起10个工作日内向所在地"
+         "省级网信部门备案。备案应当提交以下材料：（一）标准合同；（二）个人信息保护影响评估报告。"),
+    ],
+)  # fmt: skip
+def test_legal_basis_quotes_the_items_of_the_paragraph(
+    item: dict[str, object], expected: str
+) -> None:
+    part = Part(kind="legal_basis", title="依据", items=(item,))
+    assert lines_for(part, SourceContext(values={}, labels={})) == [expected]

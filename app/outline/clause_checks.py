@@ -1,0 +1,132 @@
+"""The checks a clause must pass to be loaded, each a pure function returning the reason it is
+refused (None: it passes). A refused clause is named in the message; the rest of its library
+loads. `lexspec clauses check` prints them.
+
+- its part is one of the outline's generated parts; its `when:` names known facts only;
+- its placeholders are known (the form's fields and the template data), and it renders;
+- every article it relies on (`cites`) is held in the statute texts with that 款 and 项, and
+  is cited in its text; every citation in its text is one it declares;
+- its rendered text passes the citation checks (app.validation.check: exists, in range, not
+  repealed, content matches the article, not superseded on the document's date);
+- every figure in its wording (10个工作日, 100万人, 3年) is found in one of its cited articles.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from jinja2 import TemplateError, meta
+
+from app.outline.clauses import Cite, Clause
+from app.outline.conditions import ConditionError, parse_condition
+
+# a figure a lawyer must check against the article: a number with a unit of people or time
+FIGURE = re.compile(r"\d+(?:\.\d+)?\s*(?:万人|人|个工作日|个月|年|日)")
+
+
+@dataclass(frozen=True)
+class ClauseContext:
+    """What a clause is checked against: the type's outline parts, facts, template data and
+    its example values (rendered, so the citation checks read real text)."""
+
+    parts: frozenset[str]  # keys of the outline's generated parts (id, else title)
+    facts: tuple[str, ...]  # facts `when:` may test
+    render_context: Mapping[str, object]  # template data for the type's example values
+    doc_date: dt.date
+
+
+def refusal(clause: Clause, ctx: ClauseContext) -> str | None:
+    """Why `clause` cannot be used, or None."""
+    if clause.part not in ctx.parts:
+        known = ", ".join(sorted(ctx.parts)) or "none"
+        return f"part {clause.part!r} is not a generated part of the outline (parts: {known})"
+    try:
+        parse_condition(clause.when, ctx.facts)
+    except ConditionError as exc:
+        return f"when: {exc}"
+    rendered = render_clause(clause, ctx.render_context)
+    if rendered.startswith("!"):
+        return rendered[1:]
+    return (
+        _cites_held(clause.cites, ctx.doc_date)
+        or _citations_declared(rendered, clause.cites)
+        or _citation_findings(rendered, ctx.doc_date)
+        or _figures_in_articles(clause.text, clause.cites, ctx.doc_date)
+    )
+
+
+def render_clause(clause: Clause, context: Mapping[str, object]) -> str:
+    """The clause filled from the form in the sandbox; "!reason" when it cannot be."""
+    from app.prompts import sandbox
+
+    env = sandbox()
+    try:
+        unknown = meta.find_undeclared_variables(env.parse(clause.text)) - set(context)
+        if unknown:
+            return f"!unknown placeholder(s) {', '.join(sorted(unknown))}"
+        return env.from_string(clause.text).render(context).strip()
+    except TemplateError as exc:  # syntax, sandbox and undefined errors
+        return f"!the text does not render: {type(exc).__name__}: {exc}"
+
+
+def _article_text(cite: Cite, day: dt.date) -> tuple[str | None, str | None]:
+    """(the cited article's text or None, why it is missing)."""
+    from app.validation.texts import load_texts
+
+    store = load_texts()
+    version = store.on(cite.statute, day) or store.latest(cite.statute)
+    if version is None:
+        return None, f"《{cite.statute}》 is not held in the statute texts"
+    article = version.article(cite.article)
+    if article is None:
+        n = len(version.articles)
+        return None, f"《{cite.statute}》 has {n} articles; there is no article {cite.article}"
+    if not article.has_part(cite.paragraph, cite.item):
+        where = f"paragraph {cite.paragraph or 1}" + (f", item {cite.item}" if cite.item else "")
+        return None, f"《{cite.statute}》 article {cite.article} has no {where}"
+    return article.text, None
+
+
+def _cites_held(cites: Iterable[Cite], day: dt.date) -> str | None:
+    for cite in cites:
+        _, problem = _article_text(cite, day)
+        if problem:
+            return problem
+    return None
+
+
+def _citations_declared(text: str, cites: tuple[Cite, ...]) -> str | None:
+    from app.validation import default_catalogue
+    from app.validation.citations import parse_citations
+
+    found, _ = parse_citations(text, default_catalogue())
+    cited = {(c.statute, c.article) for c in found if c.article is not None}
+    declared = {(c.statute, c.article) for c in cites}
+    if extra := cited - declared:
+        statute, article = sorted(extra, key=str)[0]
+        return f"cites 《{statute}》 article {article} without declaring it in cites"
+    if missing := declared - cited:
+        statute, article = sorted(missing, key=str)[0]
+        return f"declares 《{statute}》 article {article} but its text does not cite it"
+    return None
+
+
+def _citation_findings(text: str, day: dt.date) -> str | None:
+    from app.validation import check
+
+    for f in check(text, doc_date=day).findings:
+        if f.code.startswith("citation."):
+            return f"{f.code}: {f.message_en}"
+    return None
+
+
+def _figures_in_articles(source: str, cites: Iterable[Cite], day: dt.date) -> str | None:
+    texts = [_article_text(c, day)[0] or "" for c in cites]
+    for m in FIGURE.finditer(source):
+        figure = re.sub(r"\s+", "", m.group())
+        if not any(figure in t for t in texts):
+            return f"the figure {figure!r} is not in any of its cited articles"
+    return None

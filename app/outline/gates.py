@@ -1,0 +1,185 @@
+"""Prose gates: what makes a model-written part unusable, as findings over the part's text, its
+instruction and the form's facts. A part that fails a gate falls back to its clause (or to the
+placeholder) and says which gate failed. Pure functions; table-driven tests in
+tests/unit/test_gates.py.
+
+- prose.instruction_echo: the part repeats its instruction back: a run of ECHO_CHARS or more
+  characters of the instruction (whitespace ignored) that is not also in the text the part may
+  quote (the facts block and its clause).
+- prose.dangling_lead_in: the part ends on a lead-in with nothing after it: its last line ends
+  with "：" or ":", or ends with 如下 / 以下 / 下列 (optionally followed by punctuation).
+- prose.garble: (a) a run of letters of another script (Latin, Greek, Cyrillic, kana, Hangul)
+  written directly between two Chinese characters ("该公ocese的"), unless it is an acronym of
+  2–6 capital letters (APP) or is found in the known text; (b) kana, Hangul or Cyrillic anywhere
+  unless found in the known text; (c) a Chinese character outside GB 2312 (the 6,763 common
+  characters; every character of the held statute texts is in it) that is not in the known text
+  ("措斉": 斉 is a Japanese form); (d) U+FFFD or a private-use character.
+- prose.repetition: a sentence of at least MIN_SENTENCE characters written twice, or a stretch of
+  2 or more characters repeated 4 or more times in a row.
+- prose.wrong_fact: a count of people (a number followed by 人/名/位, or after 人数) that is not
+  the form's (the sensitive count where the number's own words, or the label before it, speak
+  of 敏感个人信息), or a date that is not the
+  form's, unless it is written the same way in the known text (a statutory threshold such as
+  100万人 in the clause).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.domain import Finding
+from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
+from app.validation.messages import finding
+from app.validation.quantities import dates, quantities
+
+ECHO_CHARS = 10
+MIN_SENTENCE = 6
+HAN = "\u4e00-\u9fff"
+OTHER_LETTERS = "A-Za-z\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\uac00-\ud7af"
+BETWEEN_HAN = re.compile(rf"(?<=[{HAN}])[{OTHER_LETTERS}]+(?=[{HAN}])")
+FOREIGN_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\uac00-\ud7af]+")
+ACRONYM = re.compile(r"[A-Z]{2,6}")
+BROKEN = re.compile(r"[\ufffd\ue000-\uf8ff]")
+LEAD_IN = re.compile(r"(?:[：:]|(?:如下|以下|下列)[。，,：:]?)\s*$")
+SENTENCE = re.compile(r"[^。！？；!?;\n]+[。！？；!?;]?")
+RUN = re.compile(r"(.{2,}?)\1{3,}", re.DOTALL)
+PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民))")
+COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")
+NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感")
+NOUN_END = re.compile(r"[，,。；;、）)]|和|及|与|以及")
+
+
+@dataclass(frozen=True)
+class GateFacts:
+    """What a part may state: the form's counts and dates, and the text it may quote."""
+
+    individuals: int | None = None
+    sensitive: int | None = None
+    dates: frozenset[dt.date] = frozenset()
+    known: str = ""  # the facts block, the form's values and the part's clause
+
+
+def gate_facts(values: Mapping[str, str], known: str) -> GateFacts:
+    """The gates' facts from the form's values; `known` is the text the part may quote."""
+    day: set[dt.date] = set()
+    for value in values.values():
+        try:
+            day.add(dt.date.fromisoformat(str(value).strip()))
+        except ValueError:
+            continue
+    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    return GateFacts(
+        individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
+        sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
+        dates=frozenset(day),
+        known="\n".join((known, *map(str, values.values()))),
+    )
+
+
+def instruction_echo(text: str, instruction: str, known: str = "") -> list[Finding]:
+    ask = re.sub(r"\s+", "", instruction)
+    for i in range(len(ask) - ECHO_CHARS + 1):
+        window = ask[i : i + ECHO_CHARS]
+        at = text.find(window)
+        if at >= 0 and window not in known:
+            return [finding("prose.instruction_echo", at, at + ECHO_CHARS, "", echo=window)]
+    return []
+
+
+def dangling_lead_in(text: str) -> list[Finding]:
+    body = text.rstrip()
+    if not body or not LEAD_IN.search(body):
+        return []
+    start = body.rfind("\n") + 1
+    return [finding("prose.dangling_lead_in", start, len(body), "", lead=body[start:][-20:])]
+
+
+def _is_known(run: str, known: str) -> bool:
+    return run in known
+
+
+def garble(text: str, known: str = "") -> list[Finding]:
+    spans: list[tuple[int, int]] = []
+    for m in BETWEEN_HAN.finditer(text):
+        if not ACRONYM.fullmatch(m.group()) and not _is_known(m.group(), known):
+            spans.append(m.span())
+    spans += [m.span() for m in FOREIGN_SCRIPT.finditer(text) if not _is_known(m.group(), known)]
+    for i, ch in enumerate(text):
+        rare = "\u4e00" <= ch <= "\u9fff" and not ch.encode("gb2312", errors="ignore")
+        if (rare and ch not in known) or BROKEN.match(ch):
+            spans.append((i, i + 1))
+    return [finding("prose.garble", a, b, "", found=text[a:b]) for a, b in sorted(set(spans))[:1]]
+
+
+def repetition(text: str) -> list[Finding]:
+    seen: dict[str, int] = {}
+    for m in SENTENCE.finditer(text):
+        key = m.group().strip().rstrip("。！？；!?;")
+        if len(key) < MIN_SENTENCE:
+            continue
+        if key in seen:
+            return [finding("prose.repetition", m.start(), m.end(), "", found=key[:20])]
+        seen[key] = m.start()
+    run = RUN.search(text)
+    if run and len(run.group()) >= 8:
+        return [finding("prose.repetition", run.start(), run.end(), "", found=run.group()[:20])]
+    return []
+
+
+def _expected(before: str, after: str, facts: GateFacts) -> set[int]:
+    """The counts a number may be: the sensitive count when its own words (up to the next
+    comma or 和) say 敏感, or, after a 人数 label or with no noun of its own (涉及0人), when the
+    words before it do; else the individuals."""
+    own = NOUN_END.split(after, maxsplit=1)[0]
+    noun = PEOPLE_AFTER.sub("", own, count=1).strip("。！？；;：: ")
+    label = before if COUNT_LABEL.search(before) or not noun else ""
+    if "敏感" in NOT_SENSITIVE.sub("", own + label):
+        return {facts.sensitive or 0}
+    individuals = facts.individuals or 0
+    return {individuals, individuals + (facts.sensitive or 0)}
+
+
+def wrong_fact(text: str, facts: GateFacts) -> list[Finding]:
+    out: list[Finding] = []
+    if facts.individuals is not None:
+        for q in quantities(text):
+            people = PEOPLE_AFTER.match(text, q.end)
+            labelled = COUNT_LABEL.search(text, max(0, q.start - 8), q.start)
+            if not (people or labelled):
+                continue
+            left = max(text.rfind(c, 0, q.start) for c in "，,。；;\n") + 1
+            if q.value in _expected(text[left : q.start], text[q.end : q.end + 16], facts):
+                continue
+            written = text[q.start : people.end() if people else q.end]
+            if q.value and written in facts.known:
+                continue  # a threshold the clause or the facts state (100万人)
+            out.append(finding("prose.wrong_fact", q.start, q.end, "", found=written))
+    for mention in dates(text):
+        if (
+            mention.value not in facts.dates
+            and text[mention.start : mention.end] not in facts.known
+        ):
+            out.append(
+                finding(
+                    "prose.wrong_fact",
+                    mention.start,
+                    mention.end,
+                    "",
+                    found=text[mention.start : mention.end],
+                )
+            )
+    return out[:1]
+
+
+def gate_findings(text: str, instruction: str, facts: GateFacts) -> tuple[Finding, ...]:
+    """Every gate a part's prose fails (at most one finding per gate), in gate order."""
+    return (
+        *instruction_echo(text, instruction, facts.known),
+        *dangling_lead_in(text),
+        *garble(text, facts.known),
+        *repetition(text),
+        *wrong_fact(text, facts),
+    )

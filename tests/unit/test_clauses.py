@@ -1,0 +1,295 @@
+"""The clause library: `when:` conditions (table-driven), the reasons a clause is refused, and
+every shipped clause loading, rendering from the form and passing the checks with 0 findings
+under facts for which it is chosen."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.cli import main
+from app.generation import checker_for
+from app.outline.clause_checks import ClauseContext, refusal
+from app.outline.clauses import ClauseFileError, parse_clauses, pick
+from app.outline.compose import assemble
+from app.outline.conditions import ConditionError, condition_facts, parse_condition
+from app.outline.prepare import load_outlines, plan_for
+from app.prompts import load_library, validate_values
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+FACTS: dict[str, object] = {
+    "route": "standard_contract_or_certification",
+    "route_rule": "individuals_contract",
+    "ciio": False,
+    "important": False,
+    "individuals": 150_000,
+    "sensitive": 0,
+    "exemption": "无",
+    "term_months": "",
+    "individuals_count": "150,000",
+}
+
+# the transfer forms' scenarios: each route (and each rule of the route engine) once
+TRANSFER = {
+    "assessment-individuals": {},
+    "assessment-sensitive": {"sensitive_count": "20000"},
+    "assessment-ciio": {"is_ciio": "是"},
+    "assessment-important": {"important_data": "是"},
+    "contract-individuals": {"individuals_count": "150000", "sensitive_count": "0"},
+    "contract-sensitive": {"individuals_count": "5000", "sensitive_count": "800"},
+    "exempt-below": {"individuals_count": "5000", "sensitive_count": ""},
+    "exempt-hr": {"exemption": "依法实施跨境人力资源管理"},
+    "exempt-foreign": {"exemption": "境外收集的个人信息经境内处理后出境"},
+}
+SCENARIOS: dict[str, dict[str, dict[str, str]]] = {
+    "cross-border-filing-guide": TRANSFER,
+    "standard-contract-filing": TRANSFER,
+    "confidentiality-agreement-points": {
+        "entrusted": {},
+        "sharing": {"scenario": "数据共享", "industry": "金融", "term_months": ""},
+        "other": {"scenario": "技术服务", "industry": "制造业"},
+    },
+    "clause-continuation": {
+        "dpa": {},
+        "nda": {"contract_type": "保密协议"},
+        "other": {"contract_type": "采购合同", "instructions": ""},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("when", "holds"),
+    [
+        (None, True),
+        ({}, True),
+        ({"route": "standard_contract_or_certification"}, True),
+        ({"route": "security_assessment"}, False),
+        ({"route": ["exempt", "standard_contract_or_certification"]}, True),
+        ({"route": {"not": "security_assessment"}}, True),
+        ({"route": {"not": ["security_assessment", "standard_contract_or_certification"]}}, False),
+        ({"individuals": {"at_least": 100_000}}, True),
+        ({"individuals": {"at_least": 150_001}}, False),
+        ({"individuals": {"below": 1_000_000}}, True),
+        ({"individuals_count": {"at_least": 150_000}}, True),  # a form count, read as a number
+        ({"sensitive": 0}, True),
+        ({"ciio": False, "important": False}, True),
+        ({"ciio": True}, False),
+        ({"term_months": {"filled": False}}, True),
+        ({"term_months": {"filled": True}}, False),
+        ({"any_of": [{"ciio": True}, {"individuals": {"at_least": 100_000}}]}, True),
+        ({"any_of": [{"ciio": True}, {"important": True}]}, False),
+        ({"none_of": [{"route": "exempt"}]}, True),
+        ({"none_of": [{"route": "exempt"}, {"sensitive": 0}]}, False),
+        ({"route": "standard_contract_or_certification", "sensitive": {"at_least": 1}}, False),
+    ],
+)
+def test_conditions(when: dict[str, Any] | None, holds: bool) -> None:
+    assert parse_condition(when, FACTS).holds(FACTS) is holds
+
+
+@pytest.mark.parametrize(
+    ("when", "reason"),
+    [
+        ({"rout": "exempt"}, "unknown fact 'rout'"),
+        ({"individuals": {"more_than": 5}}, "one of not, at_least, below, filled"),
+        ({"individuals": {"at_least": "many"}}, "needs a whole number"),
+        ({"term_months": {"filled": "yes"}}, "true or false"),
+        ({"any_of": []}, "needs a list"),
+        ({"any_of": [{"nope": 1}]}, "unknown fact 'nope'"),
+        (["route"], "must be a mapping"),
+    ],
+)
+def test_conditions_refused(when: object, reason: str) -> None:
+    with pytest.raises(ConditionError, match=reason):
+        parse_condition(when, FACTS)
+
+
+def _clause(text: str, cites: list[dict[str, Any]] | None = None, **extra: Any) -> Any:
+    raw = {"id": "x.y", "part": "p", "text": text, "cites": cites or [], "author": "a",
+           "approved": "2025-01-01", "version": "1"} | extra  # fmt: skip
+    return parse_clauses(yaml.safe_dump({"clauses": [raw]}, allow_unicode=True))[0]
+
+
+CTX = ClauseContext(
+    parts=frozenset({"p"}),
+    facts=("route", "company_name"),
+    render_context={"company_name": "甲公司", "route": None},
+    doc_date=dt.date(2025, 3, 1),
+)
+SCC, CBDF, SAM = "个人信息出境标准合同办法", "促进和规范数据跨境流动规定", "数据出境安全评估办法"
+
+
+@pytest.mark.parametrize(
+    ("clause", "reason"),
+    [
+        (
+            _clause(
+                "通过评估的结果有效期为3年，可以依照《促进和规范数据跨境流动规定》第七条在有效期届满前60个工作日内申请延长评估结果有效期。",
+                [{"statute": CBDF, "article": 7}],
+            ),
+            "citation.content_mismatch",
+        ),
+        (
+            _clause(
+                "通过评估的结果有效期为2年，依照《数据出境安全评估办法》第十四条在有效期届满60个工作日前重新申报评估。",
+                [{"statute": SAM, "article": 14}],
+            ),
+            "citation.superseded",
+        ),
+        (
+            _clause(
+                "标准合同生效之日起15个工作日内，应当依照《个人信息出境标准合同办法》第七条向所在地省级网信部门备案。",
+                [{"statute": SCC, "article": 7}],
+            ),
+            "figure '15个工作日' is not in any of its cited articles",
+        ),
+        (
+            _clause(
+                "依照《个人信息出境标准合同办法》第三十条备案。", [{"statute": SCC, "article": 30}]
+            ),
+            "there is no article 30",
+        ),  # fmt: skip
+        (
+            _clause("备案。", [{"statute": SCC, "article": 7, "paragraph": 1, "item": 3}]),
+            "has no paragraph 1, item 3",
+        ),  # fmt: skip
+        (
+            _clause(
+                "依照《中华人民共和国合同法》第六十条履行。",
+                [{"statute": "中华人民共和国合同法", "article": 60}],
+            ),
+            "not held in the statute texts",
+        ),  # fmt: skip
+        (_clause("甲公司应当依照《个人信息出境标准合同办法》第七条备案。"), "without declaring it"),
+        (_clause("甲公司应当备案。", [{"statute": SCC, "article": 7}]), "does not cite it"),
+        (_clause("{{ compny_name }}应当备案。"), "unknown placeholder(s) compny_name"),
+        (_clause("{{ company_name.__class__ }}应当备案。"), "does not render: SecurityError"),
+        (_clause("{% if %}"), "does not render: TemplateSyntaxError"),
+        (_clause("好。", when={"rout": "exempt"}), "when: unknown fact 'rout'"),
+        (_clause("好。", part="q"), "part 'q' is not a generated part"),
+    ],
+)
+def test_a_clause_is_refused_with_its_reason(clause: Any, reason: str) -> None:
+    found = refusal(clause, CTX)
+    assert found is not None and reason in found, found
+
+
+def test_a_good_clause_passes() -> None:
+    text = "{{ company_name }}应当在标准合同生效之日起10个工作日内，依照《个人信息出境标准合同办法》第七条向所在地省级网信部门备案。"
+    assert refusal(_clause(text, [{"statute": SCC, "article": 7}]), CTX) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("clauses: [", "not valid YAML"),
+        ("clauses: [{id: a}]", "clauses.0.part"),
+        (
+            "clauses:\n"
+            + "  - {id: a, part: p, text: t, author: x, approved: 2025-01-01, version: '1'}\n" * 2,
+            "used twice: a",
+        ),  # fmt: skip
+    ],
+)
+def test_a_broken_clause_file_is_refused(source: str, reason: str) -> None:
+    with pytest.raises(ClauseFileError, match=reason):
+        parse_clauses(source)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[Any, Any]:
+    library = load_library(PROMPTS)
+    return library, load_outlines(PROMPTS, library.types)
+
+
+def test_every_shipped_clause_loads(shipped: tuple[Any, Any]) -> None:
+    _, outlines = shipped
+    assert outlines.errors == []
+    for outline in outlines.outlines.values():
+        assert outline.clause_errors == (), outline.clause_errors
+        assert outline.clauses
+
+
+@pytest.mark.parametrize("type_id", sorted(SCENARIOS))
+def test_every_clause_is_chosen_renders_and_has_no_findings(
+    shipped: tuple[Any, Any], type_id: str
+) -> None:
+    """Under each scenario every generated part gets a clause; the assembled draft (clauses in
+    place of the model's prose) has 0 findings (citations, numbering, facts); and every clause
+    of the library is chosen by some scenario."""
+    library, outlines = shipped
+    doc, outline = library.types[type_id], outlines.outlines[type_id]
+    used: set[str] = set()
+    for name, changes in SCENARIOS[type_id].items():
+        values = validate_values(doc, {**doc.example_values(), **changes})
+        plan = plan_for(outline, doc, values)
+        generated = [s for s in plan.steps if s.generated]
+        assert all(s.clause is not None for s in generated), (name, generated)
+        used |= {s.clause.id for s in generated if s.clause}
+        text, _ = assemble(plan.steps, {s.index: s.clause.text for s in generated if s.clause})
+        checker = checker_for(values, doc.document_date(values))
+        if plan.check_prefix:
+            from app.outline.run import with_context
+
+            checker = with_context(checker, plan.check_prefix)
+        findings = checker(text, doc.required_sections).findings
+        assert findings == (), (name, [(f.code, f.message_zh) for f in findings])
+        assert "{{" not in text and "{%" not in text
+    assert used == {c.id for c in outline.clauses}
+
+
+def test_pick_takes_the_first_clause_whose_conditions_hold(shipped: tuple[Any, Any]) -> None:
+    library, outlines = shipped
+    doc = library.types["standard-contract-filing"]
+    clauses = outlines.outlines[doc.id].clauses
+    for changes, expected in (
+        ({}, "scc.eligibility.contract"),
+        ({"individuals_count": "2000000"}, "scc.eligibility.assessment"),
+        ({"individuals_count": "10"}, "scc.eligibility.exempt"),
+    ):
+        values = validate_values(doc, {**doc.example_values(), **changes})
+        facts = condition_facts(values, has_route=True)
+        chosen = pick(clauses, "eligibility", facts)
+        assert chosen is not None and chosen.id == expected
+
+
+def test_clauses_cli(shipped: tuple[Any, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["clauses", "check"]) == 0
+    assert "cross-border-filing-guide" in capsys.readouterr().out
+    assert main(["clauses", "list", "--type", "standard-contract-filing"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(ln.startswith("standard-contract-filing\tscc.") for ln in lines)
+    assert main(["clauses", "list", "--type", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "nope" in err and len(err.splitlines()) == 1
+
+
+def test_clauses_check_refuses_a_bad_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copied type whose clause cites an article that does not say what the clause says:
+    `lexspec clauses check` names the clause and exits 2; the other clauses still load."""
+    import shutil
+
+    from app.config import get_settings
+
+    shutil.copytree(PROMPTS / "standard-contract-filing", tmp_path / "standard-contract-filing")
+    path = tmp_path / "standard-contract-filing" / "clauses.yaml"
+    bad = {"id": "scc.bad", "part": "steps", "author": "a", "approved": "2025-01-01",
+           "version": "1", "cites": [{"statute": SCC, "article": 9}],
+           "text": "依照《个人信息出境标准合同办法》第九条，应当在标准合同生效之日起10个工作日内备案。"}  # fmt: skip
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["clauses"].append(bad)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        assert main(["clauses", "check"]) == 2
+    finally:
+        get_settings.cache_clear()
+    captured = capsys.readouterr()
+    assert "clause scc.bad" in captured.err and "standard-contract-filing: 6" in captured.out

@@ -1,0 +1,167 @@
+"""Prose gates, table-driven: (text, expected finding codes)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from app.outline.gates import (
+    GateFacts,
+    dangling_lead_in,
+    garble,
+    gate_facts,
+    gate_findings,
+    instruction_echo,
+    repetition,
+    wrong_fact,
+)
+
+ASK = "请说明接收方在该场景下处理上述数据的主要风险，以及披露方应当如何控制这些风险。"
+CLAUSE = "依照《促进和规范数据跨境流动规定》第七条，累计向境外提供100万人以上个人信息的，应当申报。"
+FACTS = gate_facts(
+    {
+        "individuals_count": "150000",
+        "sensitive_count": "0",
+        "contract_effective_date": "2025-04-01",
+        "recipient": "Senze Europe GmbH（德国）",
+        "data_categories": "用户APP账号、手机号码",
+    },
+    known=CLAUSE,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("请说明接收方在该场景下处理上述数据的主要风险，以及披露方应当如何控制。", True),
+        ("接收方在该场景下处理上述数据的主要风险是泄露。", True),  # 10 characters of the ask
+        ("主要风险在于数据泄露和超范围使用，披露方应当约定审计权。", False),
+        ("", False),
+    ],
+)
+def test_instruction_echo(text: str, found: bool) -> None:
+    assert bool(instruction_echo(text, ASK)) is found
+
+
+def test_instruction_echo_ignores_what_the_clause_also_says() -> None:
+    ask = "请依据上述事实改写：累计向境外提供100万人以上个人信息的，应当申报。"
+    assert instruction_echo("累计向境外提供100万人以上个人信息的，应当申报。", ask, CLAUSE) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("以下是一条可以直接放入保密协议的保密义务条款：", True),
+        ("主要风险如下：", True),
+        ("注意事项如下。", True),
+        ("应当注意以下", True),
+        ("Notes:", True),
+        ("应当注意以下事项：一是核对人数；二是核对类别。", False),
+        ("接收方应当返还或者删除数据。", False),
+        ("第一段。\n具体要求如下：\n", True),
+    ],
+)
+def test_dangling_lead_in(text: str, found: bool) -> None:
+    assert bool(dangling_lead_in(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("该公ocese的出境路径应当申报。", True),  # Latin letters inside a Chinese word
+        ("应当采取必要措斉。", True),  # 斉: a Japanese form, outside GB 2312
+        ("贵公司应当カタ申报。", True),  # kana
+        ("数据Данные出境。", True),  # Cyrillic
+        ("数据\ufffd出境。", True),  # a replacement character
+        ("贵公司的APP用户数据应当加密。", False),  # an acronym
+        ("向Senze Europe GmbH（德国）提供数据。", False),  # Latin with spaces, the form's value
+        ("向Senze公司提供数据。", False),  # found in the known text (the form's recipient)
+        ("依照《中华人民共和国个人信息保护法》第三十九条取得单独同意。", False),
+        ("用户APP账号应当加密。", False),
+    ],
+)
+def test_garble(text: str, found: bool) -> None:
+    assert bool(garble(text, FACTS.known)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("应当申报安全评估。应当申报安全评估。", True),
+        ("数据数据数据数据数据", True),
+        ("风险风险", False),
+        ("应当申报。应当备案。", False),  # short sentences may repeat
+        ("贵公司应当订立标准合同，并在生效之日起10个工作日内备案。", False),
+    ],
+)
+def test_repetition(text: str, found: bool) -> None:
+    assert bool(repetition(text)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("贵公司涉及人数，0。", True),  # the issue's example: the form says 150,000
+        ("贵公司累计向境外提供150000人个人信息。", False),
+        ("贵公司累计向境外提供15万人个人信息。", False),
+        ("贵公司累计向境外提供20万人个人信息。", True),
+        ("贵公司未向境外提供敏感个人信息，敏感个人信息涉及0人。", False),
+        ("贵公司向境外提供150000人个人信息和0人敏感个人信息。", False),  # each its own count
+        ("贵公司向境外提供0人个人信息和150000人敏感个人信息。", True),
+        ("敏感个人信息涉及人数：0。", False),
+        ("达到100万人以上个人信息的，应当申报。", False),  # the clause's threshold
+        ("自2022年1月1日起累计计算。", True),  # a date that is not the form's
+        ("标准合同于2025年4月1日生效。", False),
+        ("标准合同于2025-04-01生效。", False),
+        ("应当在10个工作日内备案。", False),
+    ],
+)
+def test_wrong_fact(text: str, found: bool) -> None:
+    assert bool(wrong_fact(text, FACTS)) is found
+
+
+def test_wrong_fact_without_counts_on_the_form_checks_dates_only() -> None:
+    facts = GateFacts(dates=frozenset({dt.date(2025, 4, 1)}))
+    assert wrong_fact("涉及3人。", facts) == []
+    assert [f.code for f in wrong_fact("自2022年1月1日起。", facts)] == ["prose.wrong_fact"]
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("贵公司应当订立个人信息出境标准合同。", []),
+        (
+            "以下是一条可以直接放入保密协议的保密义务条款：",
+            ["prose.dangling_lead_in"],
+        ),
+        (
+            "请说明接收方在该场景下处理上述数据的主要风险。该公ocese的风险。",
+            ["prose.instruction_echo", "prose.garble"],
+        ),
+        (
+            "贵公司涉及人数，0。贵公司涉及人数，0。",
+            ["prose.repetition", "prose.wrong_fact"],
+        ),
+    ],
+)
+def test_gate_findings(text: str, codes: list[str]) -> None:
+    found = gate_findings(text, ASK, FACTS)
+    assert [f.code for f in found] == codes
+    assert all(0 <= f.start < f.end <= len(text) for f in found)
+    assert all(f.severity == "error" and f.message_zh and f.message_en for f in found)
+
+
+def test_an_echo_of_the_system_prompt_is_an_echo() -> None:
+    """A small model may copy the shared system prompt back: the runner's instruction holds it."""
+    from app.outline.provenance import instruction
+
+    system = "你是一名数据合规律师，为企业法务撰写《数据出境安全评估申报表》填写指南中的一段说明。"
+    text = "你是一名数据合规律师，为企业法务撰写《数据出境安全评估申报表》填写指南……"
+
+    class Step:  # the two fields instruction() reads
+        prompt = "请说明准备材料的要点。"
+        clause = None
+
+    asked = instruction(Step(), "write", system)  # type: ignore[arg-type]
+    assert [f.code for f in gate_findings(text, asked, FACTS)] == ["prose.instruction_echo"]
