@@ -29,6 +29,19 @@ def zh_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     get_settings.cache_clear()
 
 
+@pytest.fixture
+def cheap_argon2() -> Iterator[None]:
+    """Real argon2id with the cheapest parameters, so account tests stay fast on a small machine
+    (a module opts in with `pytest.mark.usefixtures("cheap_argon2")`)."""
+    from argon2 import PasswordHasher, profiles
+
+    from audit import users
+
+    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
+    yield
+    users.use_password_hasher(previous)
+
+
 @pytest.fixture(scope="session")
 def llm_base_url() -> Iterator[str]:
     """A real embedded server with n-gram speculative decoding, shared by the session."""

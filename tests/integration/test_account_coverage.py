@@ -7,12 +7,11 @@ verify reports any row changed, added or deleted outside LexSpec by table and id
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher, profiles
+from argon2 import PasswordHasher
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -22,15 +21,8 @@ from audit.domain import ChainFault
 from tests.integration.test_review_store import _generated_study, _verdict
 from tests.servers import run_lexspec
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 PASSWORD = "correct horse"
-
-
-@pytest.fixture(autouse=True)
-def cheap_argon2() -> Iterator[None]:
-    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-    yield
-    users.use_password_hasher(previous)
 
 
 def _faults(factory: sessionmaker[Session], table: str | None = None) -> list[ChainFault]:

@@ -6,12 +6,10 @@ role changes, its user signs out, or it was not used for longer than the idle li
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher, profiles
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -19,18 +17,11 @@ from app import accounts, sessions
 from audit import users
 from audit.domain import User
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 KEY = bytes(range(32))
 IDLE = 8 * 3600.0
 NOW = 1_800_000_000.0
 PASSWORD = "correct horse"
-
-
-@pytest.fixture(autouse=True)
-def cheap_argon2() -> Iterator[None]:
-    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-    yield
-    users.use_password_hasher(previous)
 
 
 def test_token_round_trip_and_forgeries() -> None:

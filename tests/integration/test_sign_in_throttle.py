@@ -10,28 +10,19 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher, profiles
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import FailureThrottle, SignInError, sign_in
 from app.database import session_scope
 from audit import users
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 REPO = Path(__file__).resolve().parents[2]
 WRONG = "Wrong user name or password"  # the password was checked (and did not match)
 TOO_MANY = "Too many attempts"  # refused before the password check
-
-
-@pytest.fixture(autouse=True)
-def cheap_argon2() -> Iterator[None]:
-    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-    yield
-    users.use_password_hasher(previous)
 
 
 def _attempt(factory: sessionmaker[Session], password: str, throttle: FailureThrottle) -> str:

@@ -4,11 +4,9 @@ be changed at the next sign-in, and the change form says it wants the one-time p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher, profiles
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import accounts
@@ -16,15 +14,8 @@ from app.database import session_scope
 from audit import store, users
 from audit.users import UserError
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 PASSWORD = "correct horse"
-
-
-@pytest.fixture(autouse=True)
-def cheap_argon2() -> Iterator[None]:
-    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-    yield
-    users.use_password_hasher(previous)
 
 
 def test_names_are_unique_regardless_of_case(db_session_factory: sessionmaker[Session]) -> None:

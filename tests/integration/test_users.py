@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher, profiles
+from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import history
@@ -25,16 +25,8 @@ from audit.users import UserError
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def cheap_argon2() -> Iterator[None]:
-    """Real argon2id with the cheapest parameters, so the suite stays fast on a small machine."""
-    previous = users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-    yield
-    users.use_password_hasher(previous)
 
 
 def test_create_and_authenticate(db_session_factory: sessionmaker[Session]) -> None:
