@@ -150,6 +150,13 @@ def test_results_of_a_tiny_study_say_it_is_too_small(
                     studies.submit_verdict(
                         draft.token, verdict, session=session, actor=acting("rita", session=session)
                     )
+                # the study asks for a preference too (design "both"): results unlock with it
+                studies.submit_preference(
+                    pair.drafts[0].token,
+                    "A",
+                    session=session,
+                    actor=acting("rita", session=session),
+                )
     finally:
         get_settings.cache_clear()
         database.reset()
