@@ -478,7 +478,9 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
                 doc_type=DOC_TYPE, field_values={**example, "instructions": f"第{i}版"}
             )
             gid = store.log_generation(record, session=session).id
-            saved = revisions.save_revision(admin, gid, saved_text, session=session)
+            saved = revisions.save_revision(
+                admin, gid, saved_text, session=session, base_revision=0
+            )
             revision_ids.append(saved.id)
         session.commit()
         base = dataclasses.replace(
