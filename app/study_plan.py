@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from app.domain import Bilingual
+from app.i18n import both
 from audit.review_design import arm_pairs
 from audit.review_domain import ReviewError
 from audit.review_power import wilcoxon_pairs
@@ -34,6 +36,18 @@ class CasePlan:
     cases_needed: int
     power: float = 0.8
     alpha: float = 0.05
+
+    def message(self) -> Bilingual:
+        """The plan as the page and `lexspec study plan` say it (cases, pairs, difference, SD
+        and where the SD came from)."""
+        return both(
+            "studies.plan_result",
+            cases=self.cases_needed,
+            pairs=self.pairs_needed,
+            difference=f"{self.difference:g}",
+            sd=f"{self.sd:.2f}",
+            source=both(f"studies.plan_sd_{self.sd_source}"),
+        )
 
 
 def spread(observed: Sequence[float], default_sd: float) -> tuple[float, SdSource]:

@@ -185,7 +185,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
     (and --as an admin), that study's arms and reviewers and the spread observed so far."""
     from app import studies
     from app.config import get_settings
-    from app.i18n import both
     from app.study_plan import plan_cases
 
     settings = get_settings()
@@ -209,17 +208,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 settings=settings,
                 actor=_actor(args, session),
             )
-    source = both(f"studies.plan_sd_{plan.sd_source}")
-    print(
-        cli_text(
-            "studies.plan_result",
-            cases=plan.cases_needed,
-            pairs=plan.pairs_needed,
-            difference=f"{plan.difference:g}",
-            sd=f"{plan.sd:.2f}",
-            source=source,
-        )
-    )
+    print(plan.message())
     return 0
 
 

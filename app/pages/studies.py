@@ -196,16 +196,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
         except Exception as exc:
             st.error(tr("studies.failed", detail=describe(exc).text(lang())))
             return
-        st.info(
-            tr(
-                "studies.plan_result",
-                cases=plan.cases_needed,
-                pairs=plan.pairs_needed,
-                difference=f"{plan.difference:g}",
-                sd=f"{plan.sd:.2f}",
-                source=tr(f"studies.plan_sd_{plan.sd_source}"),
-            )
-        )
+        st.info(plan.message().text(lang()))
 
 
 def _configs(actor: User, study: Study) -> None:
