@@ -203,6 +203,16 @@ def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
     assert saved.read_text(encoding="utf-8").strip() == text.strip()
 
 
+def draft_page_showing(result: object) -> AppTest:
+    """The Draft page (English, a drafter signed in) showing a finished draft's result."""
+    at = AppTest.from_file(MAIN, default_timeout=60)
+    at.session_state["lang"] = "en"
+    at.session_state["lexspec_user"] = make_user("alice", "drafter")
+    at.session_state["draft.result"] = result
+    at.run()
+    return at
+
+
 def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     """A draft whose outline part produced no text says so, instead of "Generation complete"."""
     from app.domain import GenerationParams, GenerationStats, RenderedPrompt
@@ -213,11 +223,7 @@ def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     rendered = RenderedPrompt("clause-continuation", "t", "1", "abc", "s", "u")
     request = DraftRequest("clause-continuation", "T", rendered, GenerationParams(), (), "embedded")
     result = DraftResult(request, "complete", text, GenerationStats(), marks=("part1:no_text",))
-    at = AppTest.from_file(MAIN, default_timeout=60)
-    at.session_state["lang"] = "en"
-    at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = result
-    at.run()
+    at = draft_page_showing(result)
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)
     assert any("1 part(s) produced no usable text" in w.value for w in at.warning)
@@ -247,11 +253,7 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
         parts=outcome.parts,
         provenance=outcome.provenance,
     )
-    at = AppTest.from_file(MAIN, default_timeout=60)
-    at.session_state["lang"] = "en"
-    at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = result
-    at.run()
+    at = draft_page_showing(result)
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)
     assert any("1 part(s) failed the prose checks" in w.value for w in at.warning)
