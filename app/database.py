@@ -5,7 +5,7 @@ when it raises. Keep blocks short (the audit chain is locked from an append to t
 commit). Pages and commands own it; services take the session and never commit.
 `write(work)` runs a unit of work again after a transient lock or connection blip
 (audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
-the chain is anchored if no checkpoint exists yet (app.anchoring), and the audit spool
+the chain is anchored if no checkpoint exists yet (app.auditing.anchoring), and the audit spool
 (audit.spool, in the data directory) is replayed. Every commit that extends the chain
 writes a signed checkpoint outside the database.
 """
@@ -22,7 +22,7 @@ from typing import TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.anchoring import anchor_first_start, watch
+from app.auditing.anchoring import anchor_first_start, watch
 from app.config import get_settings
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
@@ -75,7 +75,7 @@ def get_engine() -> Engine:
 
 @lru_cache(maxsize=1)
 def get_session_factory() -> sessionmaker[Session]:
-    """Sessions whose commits that extend the audit chain are checkpointed (app.anchoring)."""
+    """Sessions whose commits that extend the audit chain are checkpointed (app.auditing.anchoring)."""
     return watch(make_session_factory(get_engine()))
 
 

@@ -35,7 +35,7 @@ ItemStatus = Literal["pending", "complete", "error"]
 @dataclass(frozen=True)
 class ArmSpec:
     """One arm as an admin defines it: a label, an endpoint and its drafting configuration
-    (an open, validated set of keys, app.study_arms.ARM_KEYS: mode, temperature, max_tokens…)."""
+    (an open, validated set of keys, app.review.study_arms.ARM_KEYS: mode, temperature, max_tokens…)."""
 
     label: str
     endpoint: str

@@ -115,7 +115,7 @@ def cmd_user_role(args: argparse.Namespace) -> int:
 
 def _report_spool() -> bool:
     """Say how many records wait in the spool and how many lines sit in its quarantine."""
-    from app.recording import spool_status
+    from app.drafting.recording import spool_status
 
     status = spool_status()
     if status.pending:
@@ -130,7 +130,7 @@ def _report_spool() -> bool:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from app.audit_verify import verify_all
+    from app.auditing.verify import verify_all
     from app.database import session_scope
     from audit.anchor import parse
 
@@ -171,7 +171,7 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:
-    from app.anchoring import anchor
+    from app.auditing.anchoring import anchor
     from app.database import get_engine
 
     get_engine()  # first use anchors a chain that has no checkpoint yet

@@ -21,7 +21,7 @@ from app.i18n import cli_text
 if TYPE_CHECKING:
     from app.config import Settings
     from app.domain import GenerationParams, GenerationStats
-    from app.generation import GenerationOutcome, PreparedDraft
+    from app.drafting.generation import GenerationOutcome, PreparedDraft
     from app.prompts import DocType
 
 NOT_LOGGED = 3  # exit code: the draft is shown but the audit log was not written
@@ -112,7 +112,7 @@ def _prepare(
     args: argparse.Namespace,
 ) -> PreparedDraft | None:
     """Render the form, plan the outline and check the context (the draft service)."""
-    from app.generation import prepare_draft
+    from app.drafting.generation import prepare_draft
     from app.outline.compose import OutlineProblem
     from app.outline.model import OutlineError
     from app.prompts import ContextTooLong, FieldErrors, TemplateProblem
@@ -311,7 +311,7 @@ def _write_report(path: Path, data: dict[str, Any], lang: str) -> bool:
 def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
     """Keep the output in the audit log like the app does (else in the spool); False, with a
     message, when the log could not be written."""
-    from app.recording import keep
+    from app.drafting.recording import keep
 
     kept = keep(outcome, user_name=user)
     if kept.problem is not None:
@@ -323,7 +323,7 @@ def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
 
 def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.generation import start_draft
+    from app.drafting.generation import start_draft
 
     settings = get_settings()
     lang = args.lang or settings.lang

@@ -29,8 +29,8 @@ def _title(doc_type: str, given: str | None) -> str:
 def export_revision(args: argparse.Namespace) -> int:
     """Write the revision's DOCX to --out (default: <doc type>-<generation>-r<n>[-tracked].docx)."""
     from app.database import session_scope
+    from app.drafting.revision_export import file_stem, load_revision, version_docx
     from app.export import ExportError
-    from app.revision_export import file_stem, load_revision, version_docx
 
     if args.revision is None:
         return _fail(cli_text("cli.export.tracked_needs_revision"))

@@ -156,10 +156,10 @@ def _revisions(path: Path) -> tuple[list[int], str] | None:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from app import studies
     from app.config import get_settings
     from app.database import session_scope
-    from app.study_revisions import create_from_revisions
+    from app.review import studies
+    from app.review.study_revisions import create_from_revisions
 
     spec = load_spec(args.spec)
     from_revisions = _revisions(args.spec)
@@ -183,9 +183,9 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     """Cases needed for a design (--arms, --reviewers, the default spread); with --study ID
     (and --as an admin), that study's arms and reviewers and the spread observed so far."""
-    from app import studies
     from app.config import get_settings
-    from app.study_plan import plan_cases
+    from app.review import studies
+    from app.review.study_plan import plan_cases
 
     settings = get_settings()
     if args.study is None:
@@ -222,9 +222,9 @@ def _bar(p: Any) -> None:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from app import studies
     from app.config import get_settings
     from app.database import get_session_factory
+    from app.review import studies
 
     with get_session_factory()() as session:
         actor = _actor(args, session)
@@ -251,8 +251,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from app import studies
     from app.database import session_scope
+    from app.review import studies
 
     with session_scope() as session:
         p = studies.study_progress(args.study_id, session=session, actor=_actor(args, session))
@@ -268,8 +268,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def cmd_unblind(args: argparse.Namespace) -> int:
-    from app import studies
     from app.database import session_scope
+    from app.review import studies
 
     with session_scope() as session:
         study = studies.unblind_early(
@@ -280,9 +280,9 @@ def cmd_unblind(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from app import studies, study_report
     from app.config import get_settings
     from app.database import session_scope
+    from app.review import studies, study_report
 
     lang = args.lang or get_settings().lang
     with session_scope() as session:

@@ -1,4 +1,4 @@
-"""OutlineRun: a whole outline draft with the same surface as app.generation.DraftRun
+"""OutlineRun: a whole outline draft with the same surface as app.drafting.generation.DraftRun
 (iterate for DraftUpdates, cancel(), outcome()), so the page, the CLI and studies drive both
 modes alike."""
 
@@ -10,7 +10,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 
 from app.domain import GenerationParams, GenerationStats, PartWriting, RenderedPrompt
-from app.generation import DraftUpdate, GenerationOutcome, Run
+from app.drafting.generation import DraftUpdate, GenerationOutcome, Run
 from app.llm.client import LLMClient
 from app.outline.compose import OutlinePlan, Step, assemble
 from app.outline.provenance import Settled, assembled, facts_for, fallback, origins, settle

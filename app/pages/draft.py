@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.generation import endpoint_writing
+from app.drafting.generation import endpoint_writing
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import fallback_lines, source_line, truncation_lines

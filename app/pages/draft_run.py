@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
     from app.config import EndpointConfig
-    from app.generation import DraftRun, GenerationOutcome, PreparedDraft
+    from app.drafting.generation import DraftRun, GenerationOutcome, PreparedDraft
     from app.llm.client import LLMClient
     from app.outline.provenance import PartOrigin
     from app.outline.run import PartResult, Phase
@@ -82,7 +82,7 @@ def check_text(
     the document's date (today when the form has none), the facts check against the form's
     values where they are a transfer's, and after `prefix` (the clause a continuation
     continues)."""
-    from app.generation import checker_for
+    from app.drafting.generation import checker_for
     from app.outline.run import with_context
 
     checker = checker_for(values or {}, doc_date)
@@ -92,7 +92,7 @@ def check_text(
 def _prepare(request: DraftRequest) -> tuple[LLMClient, PreparedDraft] | None:
     """The client and the prepared draft (outline planned, context checked); None (with a
     message) if the prompt does not fit or the server is not there."""
-    from app.generation import prepare_draft
+    from app.drafting.generation import prepare_draft
     from app.prompts import ContextTooLong
     from app.ui_state import library
 
@@ -123,7 +123,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
 
 def _record(outcome: GenerationOutcome, user_name: str) -> tuple[int | None, str]:
     """The audit log's id, or why the log was not written (the record then waits in the spool)."""
-    from app.recording import keep
+    from app.drafting.recording import keep
 
     kept = keep(outcome, user_name=user_name)
     return kept.generation_id, kept.problem.text(lang()) if kept.problem else ""
@@ -261,7 +261,7 @@ def phase_text(phase: Phase) -> str:
 
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.generation import start_draft
+    from app.drafting.generation import start_draft
 
     ready = _prepare(request)
     if ready is None:
@@ -304,7 +304,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     cols[0].download_button(
         tr("draft.download_md"), text.encode("utf-8"), f"{stem}.md", "text/markdown", key="dl.md"
     )
-    from app.generation import export_header
+    from app.drafting.generation import export_header
     from app.ui_state import library
 
     doc_type = library().types.get(result.request.doc_type_id)
@@ -331,7 +331,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
 
 def approve_button(result: DraftResult, text: str) -> None:
     """Approve the (edited) draft as a precedent for the retrieval drafter."""
-    from app.approvals import approve_output
+    from app.review.approvals import approve_output
     from app.ui_state import current_user, db_session
 
     if not st.button(

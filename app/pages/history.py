@@ -15,13 +15,13 @@ from app.ui_state import db_session, lang, require_user, tr
 from audit.domain import GenerationRecord, GenerationSummary, StoredGeneration, User
 
 if TYPE_CHECKING:
-    from app.history import HistoryPage
+    from app.drafting.history import HistoryPage
 
 STATUSES = ("complete", "stopped", "error")
 
 
 def _search(user: User, text: str, status: str | None) -> HistoryPage:
-    from app import history
+    from app.drafting import history
 
     with db_session() as session:
         return history.search(user, session=session, text=text or None, status=status)
@@ -93,7 +93,7 @@ def _show(stored: StoredGeneration, user: User) -> None:
 
 
 def _open(user: User, generation_id: int) -> None:
-    from app import history
+    from app.drafting import history
 
     try:
         with db_session() as session:

@@ -133,7 +133,7 @@ def _live() -> None:
 
 def _audit_spool() -> None:
     """Records waiting in the audit spool, and spool lines moved to its quarantine."""
-    from app.recording import spool_status
+    from app.drafting.recording import spool_status
 
     status = spool_status()
     if status.pending:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def _rows(reviewer: User) -> list[dict[str, object]]:
     """One row per draft this reviewer has scored, in their studies and queue order."""
-    from app import studies
+    from app.review import studies
 
     rows: list[dict[str, object]] = []
     with db_session() as session:

@@ -22,7 +22,7 @@ DIMENSIONS = ("citation", "structure", "terminology")
 
 
 def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: User) -> None:
-    from app import studies
+    from app.review import studies
     from audit.review_domain import VerdictInput
 
     previous = draft.verdict
@@ -60,7 +60,7 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
 
 
 def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
-    from app import studies
+    from app.review import studies
     from audit.review_design import CHOICES
 
     previous = pair.preference
@@ -129,7 +129,7 @@ def study_label(study: ReviewerStudy) -> str:
 
 def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
-    from app import studies
+    from app.review import studies
 
     with db_session() as session:
         mine = studies.reviewer_studies(session=session, actor=reviewer)

@@ -15,8 +15,8 @@ from app.ui_state import current_user, db_session, lang, library, tr
 from audit.domain import StoredGeneration, User
 
 if TYPE_CHECKING:
+    from app.drafting.revisions import CurrentText
     from app.pages.draft_run import DraftResult
-    from app.revisions import CurrentText
     from audit.revisions import StoredRevision
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -37,7 +37,7 @@ def editor_key(result: DraftResult) -> str:
 
 
 def _latest(generation_id: int) -> CurrentText | None:
-    from app import revisions
+    from app.drafting import revisions
 
     with db_session() as session:
         return revisions.current_text(generation_id, session=session)
@@ -86,7 +86,7 @@ def editor(result: DraftResult) -> str:
 def _newer_than_base(result: DraftResult, text: str) -> None:
     """When another tab or lawyer saved a newer revision: say so, offer to load it, show how it
     differs from the editor's text."""
-    from app.redline import redline, to_html
+    from app.drafting.redline import redline, to_html
 
     gid = result.generation_id
     base = _bases().get(gid) if gid is not None else None
@@ -119,7 +119,7 @@ def save(
 ) -> StoredRevision | None:
     """Save `text` as a revision based on the one the editor was opened on; shows the outcome,
     returns the revision or None."""
-    from app import revisions
+    from app.drafting import revisions
 
     gid = result.generation_id
     if gid is None:
@@ -208,7 +208,7 @@ def _table(items: list[StoredRevision]) -> None:
 
 
 def _redline(model_text: str, revision: StoredRevision) -> None:
-    from app.redline import count_changes, redline, to_html
+    from app.drafting.redline import count_changes, redline, to_html
 
     segments = redline(model_text, revision.text)
     counted = count_changes(segments)
@@ -230,7 +230,7 @@ def _redline(model_text: str, revision: StoredRevision) -> None:
 
 
 def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> None:
-    from app.revision_export import file_stem, version_docx, version_text
+    from app.drafting.revision_export import file_stem, version_docx, version_text
 
     stem = file_stem(stored, revision)
     key = f"{stored.id}.{revision.id if revision else 'model'}"
@@ -263,7 +263,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
 
     Returns the chosen revision (None: the model's text) so the page shows its text.
     """
-    from app import revisions
+    from app.drafting import revisions
 
     with db_session() as session:
         items = revisions.list_revisions(user, stored.id, session=session)
@@ -296,7 +296,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     if revision is not None:
         _redline(stored.record.output_text, revision)
         with st.expander(tr("revisions.text")):
-            from app.revisions import findings_of
+            from app.drafting.revisions import findings_of
 
             findings = list(findings_of(revision.findings))
             left, right = st.columns([3, 2])

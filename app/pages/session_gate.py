@@ -1,5 +1,5 @@
 """The session gate main.py runs before anything is drawn: re-read the signed-in account on
-every page run (app.sessions), bring a reload's user back from the session cookie, and keep
+every page run (app.accounts.sessions), bring a reload's user back from the session cookie, and keep
 that cookie (a signed, expiring token) fresh while the user works.
 
 Streamlit can read cookies (`st.context.cookies`, as the browser sent them when the page
@@ -14,7 +14,8 @@ import time
 
 import streamlit as st
 
-from app import accounts, sessions
+from app import accounts
+from app.accounts import sessions
 from app.ui_state import db_session, settings, tr
 from audit.domain import User
 

@@ -129,8 +129,9 @@ def test_chinese_renders_in_a_real_font_and_reviewers_have_a_history(
 def test_results_of_a_tiny_study_say_it_is_too_small(
     running_app: RunningApp, page: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app import database, studies
+    from app import database
     from app.config import get_settings
+    from app.review import studies
     from audit.review_domain import VerdictInput
 
     add_user(running_app, "boss", "admin")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.accounts import PermissionDenied
-from app.approvals import ApprovalError, approve_output
 from app.config import get_settings
+from app.review.approvals import ApprovalError, approve_output
 from app.serving.corpus import corpus_files
 from audit.domain import User
 

@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import text
 
 from app.domain import GenerationParams, GenerationStats, RenderedPrompt
-from app.generation import GenerationOutcome
+from app.drafting.generation import GenerationOutcome
 from audit import store
 from audit.db import make_engine, make_session_factory, migrate
 from tests.servers import run_lexspec
@@ -144,10 +144,10 @@ def closed_port_url(db_url: str) -> str:
 def test_unreachable_database_spools_then_replays_in_order(
     db_url: str, db_engine: object, app_settings: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The drafting page's and `lexspec draft`'s record path (app.recording.keep)."""
+    """The drafting page's and `lexspec draft`'s record path (app.drafting.recording.keep)."""
     from app.database import spool
+    from app.drafting.recording import keep
     from app.pages.draft_run import _record as page_record
-    from app.recording import keep
 
     if db_url.startswith("sqlite"):  # a writer holds the file past the (short) wait
         blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)

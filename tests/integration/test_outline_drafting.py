@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.config import EndpointConfig
-from app.generation import draft_notes, prepare_draft, run_to_end, start_draft
+from app.drafting.generation import draft_notes, prepare_draft, run_to_end, start_draft
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back
 from app.outline.gates import gate_findings

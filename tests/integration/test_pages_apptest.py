@@ -232,7 +232,7 @@ def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
 def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env: Path) -> None:
     """A draft whose model part failed a prose gate shows its clause, says so (how many, which
     part, why) and never "Generation complete"; every part carries a source marker."""
-    from app.generation import prepare_draft, run_to_end, start_draft
+    from app.drafting.generation import prepare_draft, run_to_end, start_draft
     from app.pages.draft_run import DraftRequest, DraftResult
     from app.prompts import load_library
     from tests.fakes import FakeClient
@@ -270,8 +270,8 @@ STUDY_NAME = "STUDY-NAME speculative 512 vs plain 64"  # an admin's name that gi
 
 def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     """An admin's study with one case, both drafts already written (no LLM needed)."""
-    from app import studies
     from app.prompts import load_library
+    from app.review import studies
     from audit import review
     from audit.review_domain import ArmSpec, StudySpec
 
@@ -350,7 +350,7 @@ def _users_page() -> None:
 
 
 def test_results_are_locked_until_every_verdict_is_in(app_env: Path) -> None:
-    from app import studies
+    from app.review import studies
     from audit.review_domain import VerdictInput
 
     make_user("rita", "reviewer")

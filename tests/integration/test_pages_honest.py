@@ -92,8 +92,8 @@ def test_study_grid_has_labels_select_cells_and_warns_on_identical_arms(app_env:
 
 
 def test_a_bad_case_is_called_a_case_not_a_group(app_env: Path) -> None:  # noqa: F811
-    from app import studies
     from app.config import get_settings
+    from app.review import studies
     from audit.review_domain import ArmSpec, ReviewError, StudySpec
 
     make_user("boss", "admin")
@@ -121,7 +121,7 @@ def _results_page() -> None:
 
 
 def test_results_with_two_pairs_say_the_sample_is_too_small(app_env: Path) -> None:  # noqa: F811
-    from app import studies
+    from app.review import studies
     from audit.review_domain import VerdictInput
     from audit.users import get_user
 
@@ -153,7 +153,7 @@ def _my_reviews_page() -> None:
 
 
 def test_reviewer_history_lists_own_verdicts_without_arms(app_env: Path) -> None:  # noqa: F811
-    from app import studies
+    from app.review import studies
     from audit.review_domain import VerdictInput
 
     reviewer = make_user("rita", "reviewer")

@@ -47,7 +47,7 @@ def _draft_page_with_result(user: object, generation_id: int) -> AppTest:
 
 
 def test_save_revision_then_approve_uses_it(app_env: Path) -> None:  # noqa: F811
-    from app import revisions
+    from app.drafting import revisions
     from audit.store import list_events
 
     alice = make_user("alice", "drafter")
@@ -83,7 +83,7 @@ def test_save_revision_then_approve_uses_it(app_env: Path) -> None:  # noqa: F81
 
 
 def test_approving_unsaved_edits_saves_them_first(app_env: Path) -> None:  # noqa: F811
-    from app import revisions
+    from app.drafting import revisions
 
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
@@ -97,7 +97,7 @@ def test_approving_unsaved_edits_saves_them_first(app_env: Path) -> None:  # noq
 
 
 def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # noqa: F811
-    from app import revisions
+    from app.drafting import revisions
 
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
@@ -140,7 +140,7 @@ def _click(at: AppTest, prefix: str) -> None:
 def test_a_second_tab_cannot_drop_the_first_tabs_revision(app_env: Path) -> None:  # noqa: F811
     """Issue 20.1: two tabs open the same draft; tab A saves revision 1; tab B, still based on
     the model's text, is refused with the reason and offered the newest revision and the diff."""
-    from app import revisions
+    from app.drafting import revisions
 
     alice = make_user("alice", "drafter")
     gid = _logged_generation()

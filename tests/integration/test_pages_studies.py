@@ -44,9 +44,9 @@ def _results_page() -> None:
 
 def _study(design: str, gold: int, n_cases: int = 1) -> int:
     """Three arms, every draft written (gold items seeded as generation would), no LLM."""
-    from app import studies
-    from app.gold import seed_gold
     from app.prompts import load_library
+    from app.review import studies
+    from app.review.gold import seed_gold
     from audit import review
     from audit.review_domain import ArmSpec, StudySpec
 
@@ -154,7 +154,7 @@ def test_reviewer_records_a_preference() -> None:
 
 
 def test_results_rank_the_arms_and_flag_a_reviewer_who_misses_gold() -> None:
-    from app import studies
+    from app.review import studies
     from audit.review_domain import VerdictInput
 
     make_user("rita", "reviewer")

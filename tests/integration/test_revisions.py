@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import revisions
 from app.accounts import PermissionDenied
+from app.drafting import revisions
 from audit import revisions as revision_store
 from audit import store
 from audit.domain import User

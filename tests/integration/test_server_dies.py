@@ -15,7 +15,7 @@ import pytest
 
 from app.config import EndpointConfig
 from app.domain import GenerationParams, RenderedPrompt
-from app.generation import stream_draft
+from app.drafting.generation import stream_draft
 from app.llm import OpenAIClient
 
 pytestmark = pytest.mark.integration

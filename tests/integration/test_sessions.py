@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import accounts, sessions
+from app import accounts
+from app.accounts import sessions
 from audit import users
 from audit.domain import User
 

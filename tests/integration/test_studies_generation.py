@@ -15,10 +15,10 @@ from docx import Document
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import studies, study_report
 from app.accounts import PermissionDenied
 from app.config import EndpointConfig, Settings
 from app.prompts import load_library
+from app.review import studies, study_report
 from audit.models import Generation, User
 from audit.review_domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
 from tests.conftest import acting
@@ -461,8 +461,8 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
 ) -> None:
     """Cases from saved revisions; their texts are the first arm, complete at creation; the
     gold items are seeded from them by generate_items (no server needed for those)."""
-    from app import revisions
-    from app.study_revisions import create_from_revisions
+    from app.drafting import revisions
+    from app.review.study_revisions import create_from_revisions
     from audit import review, store
     from tests.integration.test_audit_store import make_record
 

@@ -13,8 +13,8 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.gold import seed_gold
-from app.study_report import build_report, paired_overall, summary_rows
+from app.review.gold import seed_gold
+from app.review.study_report import build_report, paired_overall, summary_rows
 from audit import review, review_blind, store
 from audit.models import User
 from audit.review_domain import ArmSpec, ReviewError, StudySpec, VerdictInput

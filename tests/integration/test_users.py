@@ -10,7 +10,6 @@ import pytest
 from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import history
 from app.accounts import (
     PermissionDenied,
     current_user,
@@ -19,6 +18,7 @@ from app.accounts import (
     require_role,
     sign_out,
 )
+from app.drafting import history
 from audit import store, users
 from audit.domain import User
 from audit.users import UserError

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from app.cli import main
-from app.generation import checker_for
+from app.drafting.generation import checker_for
 from app.outline.clause_checks import ClauseContext, refusal
 from app.outline.clauses import ClauseFileError, parse_clauses, pick
 from app.outline.compose import assemble

@@ -14,7 +14,7 @@ import pytest
 from app.cli import main
 from app.config import get_settings
 from app.domain import GenerationParams, RenderedPrompt
-from app.generation import check_draft, stream_draft
+from app.drafting.generation import check_draft, stream_draft
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -150,7 +150,7 @@ def test_lexspec_draft_checks_on_the_forms_date(
 ) -> None:
     """`lexspec draft` streams through the same service with the date field of its values."""
     from app.commands.draft import _stream
-    from app.generation import prepare_draft, start_draft
+    from app.drafting.generation import prepare_draft, start_draft
 
     doc = LIBRARY.types["cross-border-filing-guide"]
     values = {**doc.example_values(), "filing_date": filing_date}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.commands.draft import _summary, report
-from app.generation import prepare_draft, run_to_end, start_draft
+from app.drafting.generation import prepare_draft, run_to_end, start_draft
 from app.prompts import load_library
 from tests.fakes import FakeClient
 

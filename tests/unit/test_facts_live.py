@@ -10,8 +10,8 @@ from pathlib import Path
 import docx
 
 from app.config import REPO_ROOT
+from app.drafting.generation import checker_for, stream_draft
 from app.export import ExportMeta, draft_to_docx
-from app.generation import checker_for, stream_draft
 from app.prompts import load_library, render
 from tests.fakes import FakeClient
 from tests.unit.test_export_docx import commented_text
@@ -48,7 +48,7 @@ def test_the_route_mismatch_shows_while_streaming_not_only_at_the_end() -> None:
 
 
 def test_a_type_without_transfer_facts_gets_no_facts_check() -> None:
-    from app.generation import check_draft
+    from app.drafting.generation import check_draft
 
     assert checker_for({"clause": "第一条"}) is check_draft
 

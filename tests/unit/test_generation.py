@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.domain import CheckResult, Finding, GenerationParams, RenderedPrompt
-from app.generation import GenerationOutcome, record, stream_draft, to_record
+from app.drafting.generation import GenerationOutcome, record, stream_draft, to_record
 from tests.fakes import FakeClient
 
 RENDERED = RenderedPrompt(
@@ -218,7 +218,7 @@ def test_check_draft_falls_back_to_the_builtin_catalogue(
 ) -> None:
     """A broken firm statute file must not stop a lawyer's draft from being checked."""
     from app.config import get_settings
-    from app.generation import check_draft
+    from app.drafting.generation import check_draft
 
     monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
     get_settings.cache_clear()

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from app.gold import SEEDERS, seed_error, seed_gold
+from app.review.gold import SEEDERS, seed_error, seed_gold
 from audit.review_design import GOLD_KINDS
 from audit.review_stats import CatchRate, GoldVerdict, catch_rates, caught
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.generation import (
+from app.drafting.generation import (
     prepare_draft,
     run_to_end,
     start_draft,
@@ -101,7 +101,7 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
 
 @pytest.mark.parametrize("type_id", TYPES)
 def test_assembled_outline_has_no_findings(library, type_id: str) -> None:  # type: ignore[no-untyped-def]
-    from app.generation import check_draft
+    from app.drafting.generation import check_draft
 
     doc, plan = _plan(library, type_id)
     prose = {s.index: "这是一段说明。应当依法办理。" for s in plan.steps if s.generated}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.study_plan import MIN_OBSERVED, plan_cases, spread
+from app.review.study_plan import MIN_OBSERVED, plan_cases, spread
 from audit.review_power import paired_t_pairs, paired_t_power, wilcoxon_pairs
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain import Bilingual
-from app.study_report import MIN_PAIRS, REPORT_DIMENSIONS, StudyReport, caution_lines
+from app.review.study_report import MIN_PAIRS, REPORT_DIMENSIONS, StudyReport, caution_lines
 from audit import review_stats as rs
 
 

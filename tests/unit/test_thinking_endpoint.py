@@ -13,7 +13,7 @@ import pytest
 
 from app.config import EndpointConfig
 from app.domain import GenerationParams, RenderedPrompt
-from app.generation import run_to_end, stream_draft
+from app.drafting.generation import run_to_end, stream_draft
 from app.llm.client import OpenAIClient
 
 PIECES = [

@@ -21,7 +21,7 @@ from app.domain import Bilingual
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from app.generation import GenerationOutcome
+    from app.drafting.generation import GenerationOutcome
     from audit.domain import GenerationRecord
 
 
@@ -56,7 +56,7 @@ def keep(outcome: GenerationOutcome, *, user_name: str) -> Kept:
     """Write `outcome` to the audit log, or spool it when the database cannot be written."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.generation import to_record
+    from app.drafting.generation import to_record
 
     record = to_record(outcome, user_name=user_name)
     try:

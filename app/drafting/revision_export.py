@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from app.drafting.revisions import findings_of
 from app.export import ExportMeta, draft_to_docx
 from app.export.tracked import tracked_docx
 from app.i18n import cli_text
-from app.revisions import findings_of
 from audit import revisions as revision_store
 from audit import store
 from audit.domain import StoredGeneration

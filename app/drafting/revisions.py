@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
 from app.domain import BilingualError, Finding
-from app.history import reopen
+from app.drafting.history import reopen
 from app.i18n import cli_text
 from audit import revisions as revision_store
 from audit.domain import StoredGeneration, User
@@ -99,7 +99,7 @@ def save_revision(
     `base_revision` is the revision the text was edited from (0: the model's text). A newer
     revision than that raises RevisionConflict (naming it and who saved it): a save never
     silently drops another tab's or another lawyer's revision."""
-    from app.generation import check_draft
+    from app.drafting.generation import check_draft
 
     stored = reopen(user, generation_id, session=session)
     _check_editable(user, stored)

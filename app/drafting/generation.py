@@ -288,7 +288,7 @@ def draft_notes(outcome: GenerationOutcome) -> dict[str, Any]:
 
 def record(outcome: GenerationOutcome, *, user_name: str, session: Session) -> int:
     """Append the outcome to the audit log in the caller's unit of work (which commits); returns
-    the generation's id. Pages and `lexspec draft` use app.recording.keep (retries, spool)."""
+    the generation's id. Pages and `lexspec draft` use app.drafting.recording.keep (retries, spool)."""
     from audit.store import log_generation
 
     logged = log_generation(to_record(outcome, user_name=user_name), session=session)

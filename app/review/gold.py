@@ -1,6 +1,6 @@
 """Gold items: a real draft with one seeded error, made by the app (pure, deterministic given
 the seed). A reviewer cannot tell a gold item from any other draft; the report counts how many
-seeded errors each reviewer caught (app.study_report).
+seeded errors each reviewer caught (app.review.study_report).
 
 Kinds (audit.review_design.GOLD_KINDS, with the score dimension each one harms):
 - wrong_article: one article number of a citation (第N条) becomes another (N + 1…3);

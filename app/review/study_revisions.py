@@ -1,6 +1,6 @@
 """A study from the firm's own saved revisions: each revision is a case (its generation's form
 values) whose first arm is the text the lawyer saved; the other arms draft the same case.
-Gold items (seeded errors, app.gold) are derived from these drafts like any others, so a
+Gold items (seeded errors, app.review.gold) are derived from these drafts like any others, so a
 firm can calibrate its reviewers on its own documents.
 
 The revision arm generates nothing: its items are stored complete at creation, with a
@@ -31,7 +31,7 @@ def create_from_revisions(
     """Create `spec` with its cases taken from the revisions and a first arm `label` holding
     the revisions' texts (complete, never generated). `spec.arms` are the arms to compare
     with (at least one); `spec.cases` is ignored."""
-    from app import studies
+    from app.review import studies
     from audit import review
     from audit.revisions import get_revision
     from audit.store import get_generation

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.anchoring import anchor
-from app.recording import SpoolStatus, spool_status
+from app.auditing.anchoring import anchor
+from app.drafting.recording import SpoolStatus, spool_status
 from audit import anchor as anchoring
 from audit.anchor import Checkpoint
 from audit.domain import Bilingual, ChainReport

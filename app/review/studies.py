@@ -1,10 +1,10 @@
 """Blind review studies, the service the pages and commands call.
 
 An admin creates a study (document type, field-value sets, 2–6 arms — any drafting
-configuration, app.study_arms —, a design, gold items per reviewer, reviewers);
+configuration, app.review.study_arms —, a design, gold items per reviewer, reviewers);
 `generate_items` drafts every case × arm through the normal generation path, logging each
 output to the audit log and storing with the item the configuration that produced it, then
-derives the gold items (app.gold); it resumes after an interruption by skipping items
+derives the gold items (app.review.gold); it resumes after an interruption by skipping items
 already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.accounts import require_role
 from app.config import Settings, get_settings
 from app.domain import Bilingual
-from app.study_arms import arm_params, check_arms, item_config
+from app.review.study_arms import arm_params, check_arms, item_config
 from audit import review, review_blind
 from audit.domain import User
 from audit.review_domain import (
@@ -43,8 +43,8 @@ from audit.review_domain import (
 )
 
 if TYPE_CHECKING:
-    from app.study_plan import CasePlan
-    from app.study_report import StudyReport
+    from app.review.study_plan import CasePlan
+    from app.review.study_report import StudyReport
 
 
 def _user(actor: User, role: str) -> str:
@@ -157,7 +157,7 @@ def _seed_gold_item(
 ) -> tuple[bool, str]:
     """Derive a gold item from its generated source draft (seeded by the item's id, so a
     rerun gives the same error); it stays pending while the source is not generated."""
-    from app.gold import seed_gold
+    from app.review.gold import seed_gold
 
     label = _arm_and_label(study, item)[1]
     with session_factory.begin() as session:
@@ -199,7 +199,13 @@ def _generate_one(
 
     A draft cut by its token limit (truncated) is still a draft to review; stopped and failed
     ones stay pending. The context is checked before anything is sent."""
-    from app.generation import GenerationOutcome, prepare_draft, record, run_to_end, start_draft
+    from app.drafting.generation import (
+        GenerationOutcome,
+        prepare_draft,
+        record,
+        run_to_end,
+        start_draft,
+    )
     from app.llm.client import make_client
 
     arm, label = _arm_and_label(study, item)
@@ -299,8 +305,8 @@ def plan(
     """Cases needed to detect `difference` (score points) between two arms with 80% power at
     α = 0.05; for an existing study, with its own arms and reviewers and the observed spread
     once enough pairs are in."""
-    from app.study_plan import plan_cases
-    from app.study_report import paired_overall
+    from app.review.study_plan import plan_cases
+    from app.review.study_report import paired_overall
 
     _user(actor, "admin")
     observed: list[float] = []
@@ -343,8 +349,8 @@ def unblind_early(study_id: int, *, session: Session, actor: User, reason: str) 
 
 
 def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
-    """The unblinded report (see app.study_report); ResultsLocked until unlocked."""
-    from app.study_report import build_report
+    """The unblinded report (see app.review.study_report); ResultsLocked until unlocked."""
+    from app.review.study_report import build_report
 
     _user(actor, "admin")
     study = review.get_study(study_id, session=session)

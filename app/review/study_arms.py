@@ -17,12 +17,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.domain import Bilingual, GenerationParams
-from app.generation import DRAFT_MODES
+from app.drafting.generation import DRAFT_MODES
 from audit.review_domain import ArmSpec, ReviewError, StudySpec
 
 if TYPE_CHECKING:
     from app.config import EndpointConfig, Settings
-    from app.generation import GenerationOutcome
+    from app.drafting.generation import GenerationOutcome
 
 
 def _number(lo: float, hi: float, *, whole: bool) -> Callable[[str, Any], Any]:

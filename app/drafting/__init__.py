@@ -1,0 +1,1 @@
+"""The draft: prepared, streamed, checked, recorded, revised and exported."""

@@ -1,0 +1,1 @@
+"""Blind review studies: arms, plans, gold items, reports, and approving precedents."""
