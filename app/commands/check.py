@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.inputs import InputError, read_draft
+from app.domain import describe
 from app.i18n import cli_text, t
 
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -142,7 +143,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         result = with_facts(result, text, facts)
     except (InputError, CatalogueError) as exc:
-        print(exc.message(lang), file=sys.stderr)
+        print(describe(exc).text(lang), file=sys.stderr)
         return 2
     if args.format == "json":
         payload = {

@@ -22,8 +22,8 @@ import httpx
 
 from app.config import EndpointConfig
 from app.domain import Bilingual
-from app.ops.metrics_parse import derive, scrape
-from app.serving import process
+from app.llm.metrics_parse import derive, scrape
+from app.ops import process
 
 Messages = list[dict[str, str]]
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.pages.ui_state import lang, tr
 from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
-from app.ui_state import lang, tr
 
 if TYPE_CHECKING:
     from app.prompts import DocType
