@@ -79,16 +79,16 @@ def proposals(user: User, revision: StoredRevision) -> None:
 
     with st.expander(tr("precedents.title")):
         st.caption(tr("precedents.help"))
+        found: tuple[Candidate, ...] = ()
         try:
             with db_session() as session:
                 found = precedents.candidates(
                     user, revision.id, settings=settings(), session=session
                 )
+            if not found:
+                st.info(tr("precedents.none"))
         except Exception as exc:  # a free-form draft, an outline changed since, no permission
             st.info(tr("precedents.failed", detail=describe(exc).text(lang())))
-            found = ()
-        if not found:
-            st.info(tr("precedents.none"))
         for n, cand in enumerate(found):
             _candidate(user, cand, n)
         if user.role == "admin":
