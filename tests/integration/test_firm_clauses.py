@@ -6,6 +6,7 @@ indexed by the retrieval drafter; export and import as YAML; the CLI's one-line 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,19 +36,29 @@ ADDED = "本所建议在申报前完成风险自评估。"
 SHIPPED = "guide.why-route.individuals"
 
 
-@pytest.fixture
-def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
-    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
+def _settings(url: str, data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
+    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(data))
     get_settings.cache_clear()
     database.reset()
     with database.session_scope() as session:
         create_user("boss", "admin", PASSWORD, session=session)
         create_user("dana", "drafter", PASSWORD, session=session, actor="boss")
         create_user("rita", "reviewer", PASSWORD, session=session, actor="boss")
-    yield tmp_path / "data"
+    yield data
     database.reset()
     get_settings.cache_clear()
+
+
+@pytest.fixture
+def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Settings on a real database (SQLite, and PostgreSQL when it answers) with three users."""
+    yield from _settings(db_url, tmp_path / "data", monkeypatch)
+
+
+@pytest.fixture
+def sqlite_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield from _settings(f"sqlite:///{tmp_path / 'lexspec.db'}", tmp_path / "data", monkeypatch)
 
 
 def _user(name: str, session: Any) -> Any:
@@ -267,3 +278,33 @@ def test_cli_errors_are_one_line_and_exit_2(
     assert len(firm) == 1 and "source firm (approved by boss, revision" in firm[0]
     assert listed[0] == firm[0]  # firm clauses come first: they are preferred
     assert all(ln.endswith("source shipped") for ln in listed[1:])
+
+
+def test_adapt_mode_asks_the_real_model_to_adapt_the_firm_clause(
+    sqlite_settings: Path, llm_base_url: str
+) -> None:
+    """In `adapt` the firm clause is what the model rewrites (it is in the part's prompt, and in
+    the retrieval corpus); whether the small model's prose passes the gates or the part falls
+    back to the clause, the part's source names the firm clause."""
+    from app.llm.client import OpenAIClient
+    from app.llm.router import EndpointConfig
+
+    _, row = _propose(_revision())
+    _approve(row.id)
+    settings = get_settings()
+    doc = load_library(settings.prompts_dir).types[GUIDE]
+    client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=120, connect_timeout_s=5)
+    prepared = prepare_draft(
+        doc,
+        doc.example_values(),
+        prompts_dir=settings.prompts_dir,
+        client=client,
+        params=replace(doc.defaults, temperature=0.0, max_tokens=24),  # cheap: any prose will do
+    )
+    step = next(s for s in prepared.plan.steps if s.part.key == "why-route")
+    assert step.clause is not None and step.clause.id == "firm.why-route"
+    assert ADDED in prepared.plan.messages(step, "adapt")[-1]["content"]
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="t", writing="adapt"))
+    assert outcome.status in ("complete", "truncated"), outcome.error
+    part = _why_route(outcome)
+    assert part.source in ("adapted", "clause") and part.clause == "firm.why-route"
