@@ -200,7 +200,7 @@ def test_a_clause_whose_citation_is_wrong_is_refused_with_the_finding(app_settin
 
 
 def test_audit_verify_catches_an_approved_clause_edited_in_the_database(
-    app_settings: Path, db_url: str
+    app_settings: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, row = _propose(_revision())
     _approve(row.id)
@@ -211,6 +211,8 @@ def test_audit_verify_catches_an_approved_clause_edited_in_the_database(
         report = store.verify_chain(session=session)
     assert [(f.table, f.id) for f in report.uncovered] == [("firm_clauses", row.id)]
     assert "changed outside LexSpec" in report.uncovered[0].reason.en
+    assert main(["audit", "verify"]) == 1
+    assert f"firm_clauses id={row.id}: changed outside LexSpec" in capsys.readouterr().err
 
 
 def test_export_then_import_round_trip(app_settings: Path, tmp_path: Path) -> None:
