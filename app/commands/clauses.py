@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.domain import describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -139,11 +140,8 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
         try:
             return handler(args)
-        except (PrecedentError, PermissionDenied, ClauseFileError, LookupError) as exc:
-            detail = str(exc).strip("'\"")
-        except OSError as exc:
-            detail = f"{getattr(exc, 'filename', '') or ''}: {exc.strerror or exc}".lstrip(": ")
-        print(cli_text("cli.clauses.failed", detail=detail), file=sys.stderr)
+        except (PrecedentError, PermissionDenied, ClauseFileError, LookupError, OSError) as exc:
+            print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
         return BAD_INPUT
 
     return run
@@ -177,7 +175,7 @@ def handle_propose(args: argparse.Namespace) -> int:
                 row = precedents.propose(user, draft, settings=settings, session=session)
             except precedents.ClauseRefused as exc:
                 refused += 1
-                print(cli_text("cli.clauses.failed", detail=exc), file=sys.stderr)
+                print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
                 continue
             kind = cli_text(
                 "cli.clauses.new_version" if cand.new_version else "cli.clauses.new_clause"

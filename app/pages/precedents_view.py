@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import describe
-from app.ui_state import db_session, lang, settings, tr
+from app.pages.ui_state import db_session, lang, settings, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
