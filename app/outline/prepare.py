@@ -64,6 +64,16 @@ def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
                 raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
 
 
+def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> ClauseContext:
+    """What the type's clauses are checked against, for these (validated example) values."""
+    return ClauseContext(
+        parts=frozenset(p.key for p in outline.parts() if p.generated),
+        facts=known_facts(f.name for f in doc_type.fields),
+        render_context=template_context(outline, doc_type, values),
+        doc_date=doc_type.document_date(values) or dt.date.today(),
+    )
+
+
 _CHECKED: dict[tuple[str, str, str], tuple[tuple[Clause, ...], tuple[str, ...]]] = {}
 
 
@@ -74,12 +84,7 @@ def checked_clauses(
     checked once per outline, clause file and type version."""
     key = (doc_type.id, outline.hash, doc_type.template_hash)
     if key not in _CHECKED:
-        ctx = ClauseContext(
-            parts=frozenset(p.key for p in outline.parts() if p.generated),
-            facts=known_facts(f.name for f in doc_type.fields),
-            render_context=template_context(outline, doc_type, values),
-            doc_date=doc_type.document_date(values) or dt.date.today(),
-        )
+        ctx = clause_context(outline, doc_type, values)
         accepted, refused = [], list(outline.clause_errors)
         for clause in outline.clauses:
             reason = refusal(clause, ctx)

@@ -295,6 +295,10 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     revision = by_id.get(chosen) if chosen is not None else None
     if revision is not None:
         _redline(stored.record.output_text, revision)
+        if user.role in ("drafter", "admin"):
+            from app.pages.precedents_view import proposals
+
+            proposals(user, revision)
         with st.expander(tr("revisions.text")):
             from app.drafting.revisions import findings_of
 
