@@ -131,13 +131,16 @@ def _report_spool() -> bool:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from app.auditing.verify import verify_all
+    from app.config import get_settings
     from app.database import session_scope
+    from app.review.precedents import published_faults
     from audit.anchor import parse
 
     kept = [parse(line) for line in args.checkpoint]
     try:
         with session_scope() as session:  # first use replays the spool when it can
             verdict = verify_all(session=session, kept=kept)
+            published = published_faults(settings=get_settings(), session=session)
     except Exception:
         _report_spool()
         raise
@@ -167,7 +170,9 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
         )
     for fault in verdict.anchor_faults:
         print(cli_text("cli.accounts.anchor_fault", detail=fault), file=sys.stderr)
-    return 0 if verdict.ok else 1
+    for fault in published:
+        print(cli_text("cli.accounts.published_fault", detail=fault), file=sys.stderr)
+    return 0 if verdict.ok and not published else 1
 
 
 def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:

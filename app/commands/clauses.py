@@ -62,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     imports.add_argument(
         "--type", dest="doc_type", required=True, help=cli_text("cli.clauses.export_type")
     )
+    publish = actions.add_parser("publish", help=cli_text("cli.clauses.publish"))
+    publish.add_argument("--type", dest="doc_type", help=cli_text("cli.clauses.type"))
     for parser in (propose, approve, reject, imports):
         parser.add_argument("--as", dest="actor", required=True, help=cli_text("cli.clauses.as"))
     for parser, handler in (
@@ -71,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         (reject, handle_reject),
         (export, handle_export),
         (imports, handle_import),
+        (publish, handle_publish),
     ):
         parser.set_defaults(func=_guarded(handler))
 
@@ -251,6 +254,29 @@ def handle_export(args: argparse.Namespace) -> int:
         count = len(precedents.current_versions(args.doc_type, session=session))
     args.file.write_text(text, encoding="utf-8")
     print(cli_text("cli.clauses.exported", count=count, path=args.file))
+    return 0
+
+
+def handle_publish(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.database import get_engine, session_scope
+    from app.outline.clauses import CLAUSES_FILE
+    from app.review import precedents
+    from audit.firm_clauses import approved_types
+
+    settings = get_settings()
+    if args.doc_type is not None:
+        precedents.type_library(args.doc_type, settings)  # an unknown type: one line, exit 2
+        chosen = [args.doc_type]
+    else:
+        with session_scope() as session:
+            chosen = list(approved_types(session=session))
+        chosen += [p.parent.name for p in settings.resolved_corpus_dir.glob(f"*/{CLAUSES_FILE}")]
+    for doc_type in sorted(set(chosen)):
+        path = precedents.publish(doc_type, settings=settings, bind=get_engine())
+        with session_scope() as session:
+            count = len(precedents.current_versions(doc_type, session=session))
+        print(cli_text("cli.clauses.published", count=count, type=doc_type, path=path))
     return 0
 
 

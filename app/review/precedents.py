@@ -24,6 +24,7 @@ only the published file.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -33,17 +34,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 from sqlalchemy import event
+from sqlalchemy.orm import Session
 
 from app.accounts import require_role
 from app.config import Settings
 from app.domain import BilingualError
 from audit import firm_clauses as store
-from audit.domain import User
+from audit.domain import Bilingual, User
 from audit.firm_clauses import FirmClauseDraft, StoredFirmClause
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from app.outline.clause_checks import ClauseContext
     from app.outline.compose import Step
     from app.outline.model import Outline
@@ -456,26 +456,69 @@ def library_yaml(doc_type: str, *, session: Session) -> str:
     )
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)  # the loader and the retrieval drafter never read a half-written file
+_TO_PUBLISH = "lexspec.firm_clauses_to_publish"
 
 
 def publish_after_commit(doc_type: str, *, settings: Settings, session: Session) -> None:
-    """Write the type's firm library once the caller's unit of work commits (never on a
-    rollback: drafting uses only clauses the audit log holds)."""
+    """Publish the type's firm library once the caller's unit of work commits: never on a
+    rollback and never at a savepoint, so drafting uses only clauses the audit log holds."""
+    if _TO_PUBLISH not in session.info:
+        event.listen(session, "after_commit", _published)
+        event.listen(session, "after_rollback", _forget_publishing)
+    session.info.setdefault(_TO_PUBLISH, {})[doc_type] = settings
+
+
+def _forget_publishing(session: Session) -> None:
+    if not session.in_nested_transaction():
+        session.info.get(_TO_PUBLISH, {}).clear()
+
+
+def _published(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint released: nothing is committed yet
+        return
+    waiting: dict[str, Settings] = session.info.get(_TO_PUBLISH, {})
+    for doc_type, settings in list(waiting.items()):
+        publish(doc_type, settings=settings, bind=session.get_bind())
+    waiting.clear()
+
+
+def publish(doc_type: str, *, settings: Settings, bind: Any) -> Path:
+    """Write the type's firm library as the log holds it now, read under a file lock in a
+    fresh session: two admins approving at once both end with every approval in the file."""
     from app.outline.clauses import CLAUSES_FILE
 
-    session.flush()
-    text = library_yaml(doc_type, session=session)
     path = settings.resolved_corpus_dir / doc_type / CLAUSES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with Session(bind=bind) as fresh:
+            text = library_yaml(doc_type, session=fresh)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # the loader and the retrieval drafter never read a half-written file
+    return path
 
-    def written(_session: Session) -> None:
-        _write(path, text)
 
-    event.listen(session, "after_commit", written, once=True)
+def published_faults(*, settings: Settings, session: Session) -> list[Bilingual]:
+    """Published firm libraries that differ from the approved clauses in the log: a file
+    edited, written or deleted outside LexSpec (`lexspec clauses publish` writes it anew)."""
+    from app.outline.clauses import CLAUSES_FILE
+
+    corpus = settings.resolved_corpus_dir
+    on_disk = {p.parent.name for p in corpus.glob(f"*/{CLAUSES_FILE}")}
+    faults = []
+    for doc_type in sorted(on_disk | set(store.approved_types(session=session))):
+        path = corpus / doc_type / CLAUSES_FILE
+        held = path.read_text(encoding="utf-8") if path.exists() else None
+        if held != library_yaml(doc_type, session=session):
+            faults.append(
+                Bilingual(
+                    f"{path} 与审计日志中已批准的律所条款不一致（在 LexSpec 之外被改动）",
+                    f"{path} differs from the firm clauses approved in the audit log "
+                    "(changed outside LexSpec)",
+                )
+            )
+    return faults
 
 
 @dataclass(frozen=True)

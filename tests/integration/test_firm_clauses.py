@@ -20,7 +20,7 @@ from app.cli import main
 from app.config import get_settings
 from app.drafting.generation import prepare_draft, record, run_to_end, start_draft
 from app.drafting.revisions import save_revision
-from app.outline.clauses import parse_clauses
+from app.outline.clauses import firm_clauses_file, parse_clauses
 from app.prompts import load_library
 from app.review import precedents
 from app.serving.corpus import corpus_files
@@ -213,6 +213,48 @@ def test_audit_verify_catches_an_approved_clause_edited_in_the_database(
     assert "changed outside LexSpec" in report.uncovered[0].reason.en
     assert main(["audit", "verify"]) == 1
     assert f"firm_clauses id={row.id}: changed outside LexSpec" in capsys.readouterr().err
+
+
+def test_audit_verify_catches_a_published_library_edited_on_disk_and_publish_mends_it(
+    app_settings: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Drafting reads the published file, so verify holds it to the approved rows: an edited
+    file is named; `lexspec clauses publish` writes it anew from the log."""
+    _, row = _propose(_revision())
+    _approve(row.id)
+    published = firm_clauses_file(GUIDE)
+    assert main(["audit", "verify"]) == 0
+    capsys.readouterr()
+    published.write_text(
+        published.read_text(encoding="utf-8").replace("贵公司", "该公司"), encoding="utf-8"
+    )
+    assert main(["audit", "verify"]) == 1
+    err = capsys.readouterr().err
+    assert "Firm clause library" in err and str(published) in err
+    assert "changed outside LexSpec" in err
+    assert main(["clauses", "publish"]) == 0
+    assert f"1 firm clause(s) of {GUIDE}" in capsys.readouterr().out
+    assert main(["audit", "verify"]) == 0
+    published.unlink()  # a deleted library is a change too
+    assert main(["audit", "verify"]) == 1
+    assert str(published) in capsys.readouterr().err
+
+
+def test_a_savepoint_or_a_rollback_publishes_nothing(app_settings: Path) -> None:
+    """The library is written after the unit of work commits, as the log then holds it."""
+    _, row = _propose(_revision())
+    published = firm_clauses_file(GUIDE)
+    with pytest.raises(RuntimeError), database.session_scope() as session:
+        precedents.approve(_user("boss", session), row.id, settings=get_settings(), session=session)
+        with session.begin_nested():  # a savepoint released inside the same unit of work
+            pass
+        assert not published.exists()
+        raise RuntimeError("the unit of work fails after the approval")
+    assert not published.exists()
+    with database.session_scope() as session:
+        assert precedents.current_versions(GUIDE, session=session) == []
+    _approve(row.id)
+    assert "firm.why-route" in published.read_text(encoding="utf-8")
 
 
 def test_export_then_import_round_trip(app_settings: Path, tmp_path: Path) -> None:
