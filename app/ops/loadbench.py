@@ -123,11 +123,18 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
 
 
 def workload(prompts_dir: Path) -> list[Messages]:
-    """One chat per document type of the prompt library, filled with its example values."""
-    from app.prompts import load_library, render
+    """One chat per document type of the prompt library, filled with its example values (the
+    free-form prompt, as the draft service prepares it)."""
+    from app.drafting.context import prepare
+    from app.prompts import load_library
 
     library = load_library(prompts_dir)
-    chats = [render(dt, dt.example_values()).messages() for _, dt in sorted(library.types.items())]
+    chats = [
+        prepare(
+            dt, dt.example_values(), prompts_dir=prompts_dir, mode="free-form"
+        ).prompt.messages()
+        for _, dt in sorted(library.types.items())
+    ]
     if not chats:
         raise BenchError(
             str(Bilingual("提示词库为空", f"the prompt library is empty: {library.errors}"))

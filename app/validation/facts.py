@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from app.domain import CheckResult, Finding
 from app.route import RouteDecision
-from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
+from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
 from app.validation.count_claims import RULE_PERIOD, bound_at, other_periods, states_a_rule
 from app.validation.messages import finding
 from app.validation.quantities import dates, quantities
@@ -57,8 +57,9 @@ class FormFacts:
     decision: RouteDecision | None = None
 
 
-def form_facts(values: Mapping[str, str]) -> FormFacts | None:
-    """The facts of a transfer form; None when the form is not about a transfer."""
+def form_facts(values: Mapping[str, str], decision: RouteDecision | None) -> FormFacts | None:
+    """The facts of a transfer form, with the route its context decided; None when the form is
+    not about a transfer."""
     if INDIVIDUALS_FIELD not in values:
         return None
     day: dict[str, dt.date] = {}
@@ -74,7 +75,7 @@ def form_facts(values: Mapping[str, str]) -> FormFacts | None:
         individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
         sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
         dates=day,
-        decision=decision_from_values(values),
+        decision=decision,
     )
 
 
