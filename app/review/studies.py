@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -44,6 +44,7 @@ from audit.review_domain import (
 )
 
 if TYPE_CHECKING:
+    from app.prompts import DocType
     from app.review.study_plan import CasePlan
     from app.review.study_report import StudyReport
 
@@ -192,7 +193,7 @@ def _generate_one(
     actor: str,
     study: Study,
     item: StudyItem,
-    doc_type: Any,
+    doc_type: DocType,
     session_factory: sessionmaker[Session],
     settings: Settings,
 ) -> tuple[bool, str]:
