@@ -27,9 +27,8 @@ from app.route.engine import RouteDecision
 from app.route.form import (
     CIIO_FIELD,
     IMPORTANT_FIELD,
-    INDIVIDUALS_FIELD,
-    SENSITIVE_FIELD,
     YES_NO,
+    form_counts,
     parse_count,
 )
 
@@ -153,13 +152,13 @@ def condition_facts(values: Mapping[str, str], decision: RouteDecision | None) -
     """The facts conditions are evaluated on, from the form's (validated) values and the
     route the draft's context decided (None: the type is not about a transfer)."""
     facts: dict[str, object] = {name: str(value) for name, value in values.items()}
-    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    individuals, sensitive = form_counts(values)
     facts.update(
         route=decision.route if decision else "",
         route_rule=decision.rule if decision else "",
         ciio=YES_NO.get(str(values.get(CIIO_FIELD) or "")),
         important=YES_NO.get(str(values.get(IMPORTANT_FIELD) or "")),
-        individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
-        sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
+        individuals=individuals,
+        sensitive=sensitive,
     )
     return facts

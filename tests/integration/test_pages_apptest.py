@@ -147,7 +147,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     # drafted from the outline; parts capped at 48 tokens may end truncated, never "complete"
     # when cut (finish_reason length)
     assert result.status in ("complete", "truncated"), result.error
-    assert result.request.mode == "outline"
+    assert result.context.mode == "outline"
     assert [ln for ln in result.text.splitlines() if ln.startswith("【")] == [
         "【适用情形】",
         "【材料清单】",

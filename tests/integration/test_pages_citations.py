@@ -142,4 +142,4 @@ def test_generate_takes_the_date_from_the_form(page_env: Path) -> None:
     assert not at.exception
     result = at.session_state["draft.result"]
     assert result.status == "error"
-    assert result.request.doc_date == dt.date(2025, 5, 20)
+    assert result.context.doc_date == dt.date(2025, 5, 20)
