@@ -9,8 +9,9 @@ already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
 and the acting `User` keyword-only (`actor=`), checks the role, and never commits
-(the page or command owns the unit of work; `generate_items` opens one short unit
-per item from the `session_factory` it is given, so an interruption loses at most one).
+(the page or command owns the unit of work; `generate_items` logs each draft with
+app.drafting.recording.keep and opens one short unit per item from the `session_factory` it
+is given, so an interruption loses at most one).
 """
 
 from __future__ import annotations
@@ -109,9 +110,10 @@ def generate_items(
 ) -> GenerationProgress:
     """Draft every pending item of the study; complete items are skipped, so it resumes.
 
-    Each item is generated, logged to the audit log and stored in its own short
-    transaction: an interruption (a raised exception, a closed browser, a crash)
-    loses at most the item in flight. Failed items stay pending for the next run.
+    Each item is generated, logged through the one door to the audit log (`keep`) and then
+    stored in its own short transaction: an interruption (a raised exception, a closed
+    browser, a crash) loses at most the item in flight. Failed items stay pending for the
+    next run.
     """
     from app.prompts import load_library
 

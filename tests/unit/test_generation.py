@@ -222,7 +222,7 @@ def test_keep_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -> 
         assert verify_chain(session=session).ok
 
 
-def test_check_draft_falls_back_to_the_builtin_catalogue(
+def test_the_check_falls_back_to_the_builtin_catalogue(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A broken firm statute file must not stop a lawyer's draft from being checked."""
