@@ -138,3 +138,26 @@ def test_check_generation_refuses_an_unknown_id_in_one_line(
     assert main(["check", "--generation", "999"]) == 2
     err = capsys.readouterr().err.strip()
     assert "999" in err and len(err.splitlines()) == 1
+
+
+def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) -> None:  # noqa: F811
+    """A run interrupted before it could finish (its outcome() raises) is kept as stopped, with
+    the text that had arrived, like any other run."""
+    from app.drafting.freeform import stream_draft
+    from app.pages.draft_run import DraftRequest, LiveDraft, _result_of
+    from audit.store import get_generation
+    from tests.fakes import FakeClient
+
+    prompts = get_settings().prompts_dir
+    doc = load_library(prompts).types["cross-border-filing-guide"]
+    context = prepare(doc, VALUES, prompts_dir=prompts, mode="free-form")
+    run = stream_draft(FakeClient(["【适用情形】\n"]), context, endpoint_name="embedded")
+    request = DraftRequest(doc.id, "T", dict(context.values), context.params, "embedded")
+    live = LiveDraft(request, run, text="【适用情形】\n一、")  # never iterated to its end
+    result = _result_of(live, "alice")
+    assert result.status == "stopped" and result.generation_id is not None
+    with database.session_scope() as session:
+        stored = get_generation(result.generation_id, session=session)
+    assert stored is not None
+    assert (stored.record.status, stored.record.output_text) == ("stopped", live.text)
+    assert stored.record.field_values == dict(context.prompt.values)
