@@ -119,9 +119,24 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
 
 
 def _server_problem(request: DraftRequest, exc: BaseException) -> None:
+    """An error result for a server that is not there, with the draft's context prepared
+    without it (the prompt the form gives now), where the form still renders."""
+    from app.drafting.context import prepare
+    from app.ui_state import library
+
+    try:
+        context: DraftContext | None = prepare(
+            library().types[request.doc_type_id],
+            request.values,
+            prompts_dir=settings().prompts_dir,
+            params=request.params,
+            mode=request.mode,
+        )
+    except Exception:  # noqa: BLE001 - the server's problem is the one to show
+        context = None
     st.session_state[RESULT] = DraftResult(
         request,
-        None,
+        context,
         "error",
         "",
         GenerationStats(),
