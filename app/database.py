@@ -6,8 +6,8 @@ commit). Pages and commands own it; services take the session and never commit.
 `write(work)` runs a unit of work again after a transient lock or connection blip
 (audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
 the chain is anchored if no checkpoint exists yet (app.auditing.anchoring), and the audit spool
-(audit.spool, in the data directory) is replayed. Every commit that extends the chain
-writes a signed checkpoint outside the database.
+(audit.spool, in the data directory) is replayed; `spool_status()` counts what still waits.
+Every commit that extends the chain writes a signed checkpoint outside the database.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import Engine
@@ -46,6 +48,23 @@ def _migrated_engine() -> Engine:
 def spool() -> Spool:
     """The audit spool of this installation (a file in the data directory)."""
     return Spool(get_settings().data_dir / SPOOL_FILE)
+
+
+@dataclass(frozen=True)
+class SpoolStatus:
+    """Records waiting in the spool, and unreadable lines kept in its quarantine file."""
+
+    pending: int
+    quarantined: int
+    spool_path: Path
+    quarantine_path: Path
+
+
+def spool_status() -> SpoolStatus:
+    """How many records wait in the spool and how many lines sit in its quarantine: what the
+    Monitor page shows and `lexspec audit verify` counts."""
+    target = spool()
+    return SpoolStatus(target.pending(), target.quarantined(), target.path, target.quarantine_path)
 
 
 def replay_spool(factory: sessionmaker[Session]) -> int:

@@ -115,6 +115,8 @@ def describe(error: object) -> Bilingual:
         return error
     if isinstance(error, BilingualError):
         return error.bilingual
+    if isinstance(error, KeyError) and error.args:  # str() would quote its message
+        error = error.args[0]
     detail = "" if error is None else str(error)
     return Bilingual(detail, detail)
 

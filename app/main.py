@@ -21,7 +21,7 @@ from app.pages import (
     studies,
     users,
 )
-from app.ui_state import (
+from app.pages.ui_state import (
     active_endpoint,
     bootstrap,
     endpoint_names,

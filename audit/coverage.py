@@ -1,4 +1,4 @@
-"""Rows covered by the chain: accounts, review verdicts and preferences, checked against
+"""Rows covered by the chain: accounts, review verdicts and preferences, firm clauses, checked against
 chained events.
 
 A user account changes in place (role, disabled, password), so it cannot be a chained row
@@ -21,13 +21,14 @@ from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
 from audit import chain
+from audit.clause_models import FirmClauseRow
 from audit.domain import Bilingual, ChainFault
 from audit.models import Event, User
 from audit.review_models import StudyPreferenceRow, StudyVerdictRow
 
 COVERED: dict[str, Table] = {
     cast(Table, model.__table__).name: cast(Table, model.__table__)
-    for model in (User, StudyVerdictRow, StudyPreferenceRow)
+    for model in (User, StudyVerdictRow, StudyPreferenceRow, FirmClauseRow)
 }
 # The columns each digest covers, named once (a migration that adds a column to one of these
 # tables does not silently change every digest; to cover it, add it here and chain a new
@@ -45,6 +46,12 @@ COVERED_COLUMNS: dict[str, tuple[str, ...]] = {
     "study_preferences": (
         "id", "study_reviewer_id", "position", "revision", "supersedes_id", "choice",
         "created_at",
+    ),
+    # the firm's clause library, created empty by migration 0009 (app/review/precedents.py)
+    "firm_clauses": (
+        "id", "doc_type", "clause_id", "part", "text", "when", "cites", "author", "status",
+        "version", "proposed_by", "proposed_at", "source_revision_id", "decided_by",
+        "decided_at", "note",
     ),
 }  # fmt: skip
 

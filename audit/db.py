@@ -33,7 +33,12 @@ from audit.files import private_file
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # every module that declares tables on audit.models.Base (a missing one is skipped)
-MODEL_MODULES = ("audit.models", "audit.review_models", "audit.revision_models")
+MODEL_MODULES = (
+    "audit.models",
+    "audit.review_models",
+    "audit.revision_models",
+    "audit.clause_models",
+)
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up
 PG_MIGRATION_LOCK_KEY = 7_406_813_501  # any fixed bigint, the same in every process

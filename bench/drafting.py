@@ -36,8 +36,8 @@ from app.domain import PART_WRITINGS, PartWriting  # noqa: E402
 from app.drafting.context import prepare  # noqa: E402
 from app.drafting.service import run_to_end, start_draft  # noqa: E402
 from app.llm.client import OpenAIClient  # noqa: E402
+from app.ops import process  # noqa: E402
 from app.prompts import load_library  # noqa: E402
-from app.serving import process  # noqa: E402
 
 CASES = REPO / "bench" / "drafting_cases.yaml"
 

@@ -29,9 +29,9 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from app.llm.metrics_parse import scrape  # noqa: E402
+from app.ops import process  # noqa: E402
 from app.ops.loadbench import RequestResult, Target, one_request, resolve_target  # noqa: E402
-from app.ops.metrics_parse import scrape  # noqa: E402
-from app.serving import process  # noqa: E402
 
 SYSTEM = "你是一名中国数据合规律师。请用简体中文起草，分章节编号，并准确引用法律条文。"
 FIRST_DRAFTS = [

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.serving import process
+from app.ops import process
 
 REPO = Path(__file__).resolve().parent.parent
 free_port = process.free_port

@@ -38,10 +38,14 @@ def watch(factory: sessionmaker[Session]) -> sessionmaker[Session]:
 
 
 def _after_rollback(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint: the outer transaction may still commit
+        return
     session.info.pop(APPENDED, None)
 
 
 def _after_commit(session: Session) -> None:
+    if session.in_nested_transaction():  # a savepoint released: nothing is committed yet
+        return
     appended: list[tuple[int, str]] = session.info.pop(APPENDED, [])
     if not appended:
         return

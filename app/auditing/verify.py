@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.auditing.anchoring import anchor
-from app.drafting.recording import SpoolStatus, spool_status
+from app.database import SpoolStatus, spool_status
 from audit import anchor as anchoring
 from audit.anchor import Checkpoint
 from audit.domain import Bilingual, ChainReport

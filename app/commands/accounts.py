@@ -115,7 +115,7 @@ def cmd_user_role(args: argparse.Namespace) -> int:
 
 def _report_spool() -> bool:
     """Say how many records wait in the spool and how many lines sit in its quarantine."""
-    from app.drafting.recording import spool_status
+    from app.database import spool_status
 
     status = spool_status()
     if status.pending:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
+from app.domain import describe
 from app.i18n import cli_text, t
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ def handle(args: argparse.Namespace) -> int:
             context, text = _file_context(args, settings.prompts_dir), read_draft(args.file)
         result = check(context, text)
     except (InputError, CatalogueError) as exc:
-        print(exc.message(lang), file=sys.stderr)
+        print(describe(exc).text(lang), file=sys.stderr)
         return 2
     if args.format == "json":
         payload = {

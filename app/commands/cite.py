@@ -12,6 +12,7 @@ import json
 import sys
 
 from app.commands.inputs import InputError
+from app.domain import describe
 from app.i18n import cli_text, t
 
 
@@ -52,7 +53,7 @@ def handle(args: argparse.Namespace) -> int:
         day = parse_date(args.date)
         found = lookup(args.reference, catalogue=default_catalogue(), store=load_texts(), on=day)
     except (InputError, CatalogueError, StatuteTextError, CitationLookupError) as exc:
-        print(exc.message(lang), file=sys.stderr)
+        print(describe(exc).text(lang), file=sys.stderr)
         return 2
     if args.format == "json":
         payload = {

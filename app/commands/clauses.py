@@ -1,17 +1,22 @@
-"""`lexspec clauses check` and `lexspec clauses list [--type T]`: the document types' clause
-libraries (prompts/<type>/clauses.yaml).
+"""`lexspec clauses ...`: the document types' clause libraries, shipped
+(prompts/<type>/clauses.yaml) and the firm's own (app/review/precedents.py).
 
 `check` loads every type's clauses with their checks (placeholders, conditions, citations
 against the statute texts, figures) and prints one line per refused clause, naming it; exit 2
-when any is refused. `list` prints one line per clause that loads. An unknown type: one line,
-exit 2."""
+when any is refused. `list` prints one line per clause that loads, with its source (shipped or
+firm). `propose --revision ID`, `pending`, `approve ID`, `reject ID`, `export --type T --file F`
+and `import F --type T` manage the firm's clauses. A mistake in the request (unknown type or
+proposal, no permission, a refused clause, bad YAML): one line, exit 2."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from app.domain import describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -32,6 +37,42 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     listing = actions.add_parser("list", help=cli_text("cli.clauses.list"))
     listing.add_argument("--type", dest="doc_type", help=cli_text("cli.clauses.type"))
     listing.set_defaults(func=handle_list)
+
+    propose = actions.add_parser("propose", help=cli_text("cli.clauses.propose"))
+    propose.add_argument(
+        "--revision", type=int, required=True, help=cli_text("cli.clauses.revision")
+    )
+    propose.add_argument(
+        "--keep-values", action="store_true", help=cli_text("cli.clauses.keep_values")
+    )
+    pending = actions.add_parser("pending", help=cli_text("cli.clauses.pending"))
+    pending.add_argument("--type", dest="doc_type", help=cli_text("cli.clauses.type"))
+    approve = actions.add_parser("approve", help=cli_text("cli.clauses.approve"))
+    approve.add_argument("id", type=int, help=cli_text("cli.clauses.id"))
+    reject = actions.add_parser("reject", help=cli_text("cli.clauses.reject"))
+    reject.add_argument("id", type=int, help=cli_text("cli.clauses.id"))
+    reject.add_argument("--note", default="", help=cli_text("cli.clauses.note"))
+    export = actions.add_parser("export", help=cli_text("cli.clauses.export"))
+    export.add_argument(
+        "--type", dest="doc_type", required=True, help=cli_text("cli.clauses.export_type")
+    )
+    export.add_argument("--file", type=Path, required=True, help=cli_text("cli.clauses.file"))
+    imports = actions.add_parser("import", help=cli_text("cli.clauses.import"))
+    imports.add_argument("file", type=Path, help=cli_text("cli.clauses.file"))
+    imports.add_argument(
+        "--type", dest="doc_type", required=True, help=cli_text("cli.clauses.export_type")
+    )
+    for parser in (propose, approve, reject, imports):
+        parser.add_argument("--as", dest="actor", required=True, help=cli_text("cli.clauses.as"))
+    for parser, handler in (
+        (propose, handle_propose),
+        (pending, handle_pending),
+        (approve, handle_approve),
+        (reject, handle_reject),
+        (export, handle_export),
+        (imports, handle_import),
+    ):
+        parser.set_defaults(func=_guarded(handler))
 
 
 def _outlines() -> tuple[OutlineLibrary, list[str]]:
@@ -75,8 +116,156 @@ def handle_list(args: argparse.Namespace) -> int:
     for type_id in chosen:
         for c in outlines.outlines[type_id].clauses:
             cites = ",".join(f"{x.statute}:{x.article}" for x in c.cites) or "-"
+            source = c.origin
+            if c.origin == "firm":
+                source += f" (approved by {c.approved_by}, {c.source})"
             print(
                 f"{type_id}\t{c.id}\t{c.part}\tv{c.version}\t{c.approved.isoformat()}\t"
-                f"{c.author}\twhen {_when(c.when)}\tcites {cites}"
+                f"{c.author}\twhen {_when(c.when)}\tcites {cites}\tsource {source}"
             )
+    return 0
+
+
+# --- the firm's clauses -----------------------------------------------------------------------
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A mistake in the request becomes one line and exit 2 (a database that does not answer
+    stays app.commands.failures' one line and exit 1)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from app.accounts import PermissionDenied
+        from app.outline.clauses import ClauseFileError
+        from app.review.precedents import PrecedentError
+
+        try:
+            return handler(args)
+        except (PrecedentError, PermissionDenied, ClauseFileError, LookupError, OSError) as exc:
+            print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
+        return BAD_INPUT
+
+    return run
+
+
+def _actor(name: str, session: Any) -> Any:
+    from app.accounts import PermissionDenied
+    from audit.users import get_user
+
+    user = get_user(name, session=session)
+    if user is None or user.disabled:
+        raise PermissionDenied(f"没有可用的账户 {name}", f"No active account named {name}")
+    return user
+
+
+def handle_propose(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.database import session_scope
+    from app.review import precedents
+
+    settings = get_settings()
+    refused = 0
+    with session_scope() as session:
+        user = _actor(args.actor, session)
+        found = precedents.candidates(user, args.revision, settings=settings, session=session)
+        if not found:
+            print(cli_text("cli.clauses.no_candidates"))
+        for cand in found:
+            draft = cand.draft(user.name, placeholders=not args.keep_values)
+            try:
+                row = precedents.propose(user, draft, settings=settings, session=session)
+            except precedents.ClauseRefused as exc:
+                refused += 1
+                print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
+                continue
+            kind = cli_text(
+                "cli.clauses.new_version" if cand.new_version else "cli.clauses.new_clause"
+            )
+            print(
+                cli_text(
+                    "cli.clauses.proposed",
+                    id=row.id,
+                    clause=row.clause_id,
+                    part=cand.title,
+                    kind=kind,
+                )
+            )
+            if cand.placeholders and not args.keep_values:
+                pairs = ", ".join(f"{v} → {{{{ {n} }}}}" for v, n in cand.placeholders)
+                print(cli_text("cli.clauses.placeholders", pairs=pairs))
+            print(cli_text("cli.clauses.text", text=draft.text))
+    return BAD_INPUT if refused else 0
+
+
+def handle_pending(args: argparse.Namespace) -> int:
+    from app.database import session_scope
+    from app.review import precedents
+
+    with session_scope() as session:
+        rows = precedents.pending(session=session, doc_type=args.doc_type)
+    for r in rows:
+        print(cli_text("cli.clauses.pending_line", id=r.id, type=r.doc_type, clause=r.clause_id,
+                       part=r.part, user=r.proposed_by, revision=r.source_revision_id or "-"))  # fmt: skip
+        print(cli_text("cli.clauses.text", text=r.text))
+    return 0
+
+
+def handle_approve(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.database import session_scope
+    from app.review import precedents
+
+    with session_scope() as session:
+        user = _actor(args.actor, session)
+        row = precedents.approve(user, args.id, settings=get_settings(), session=session)
+    print(
+        cli_text(
+            "cli.clauses.approved",
+            id=row.id,
+            clause=row.clause_id,
+            version=row.version,
+            type=row.doc_type,
+        )
+    )
+    return 0
+
+
+def handle_reject(args: argparse.Namespace) -> int:
+    from app.database import session_scope
+    from app.review import precedents
+
+    with session_scope() as session:
+        user = _actor(args.actor, session)
+        row = precedents.reject(user, args.id, note=args.note, session=session)
+    print(cli_text("cli.clauses.rejected", id=row.id, clause=row.clause_id))
+    return 0
+
+
+def handle_export(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.database import session_scope
+    from app.review import precedents
+
+    precedents.type_library(args.doc_type, get_settings())  # an unknown type: one line, exit 2
+    with session_scope() as session:
+        text = precedents.library_yaml(args.doc_type, session=session)
+        count = len(precedents.current_versions(args.doc_type, session=session))
+    args.file.write_text(text, encoding="utf-8")
+    print(cli_text("cli.clauses.exported", count=count, path=args.file))
+    return 0
+
+
+def handle_import(args: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.database import session_scope
+    from app.review import precedents
+
+    source = args.file.read_text(encoding="utf-8")
+    with session_scope() as session:
+        user = _actor(args.actor, session)
+        done = precedents.import_yaml(
+            user, source, doc_type=args.doc_type, name=args.file.name,
+            settings=get_settings(), session=session,
+        )  # fmt: skip
+    state = cli_text("cli.clauses.state_approved" if done.approved else "cli.clauses.state_pending")
+    print(cli_text("cli.clauses.imported", count=len(done.proposed), state=state))
     return 0

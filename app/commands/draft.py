@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.domain import MAX_TEMPERATURE
+from app.domain import MAX_TEMPERATURE, describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -134,11 +134,11 @@ def _prepare(
         lines += [f"  --field {name}: {err.message(lang)}" for name, err in exc.errors.items()]
         _fail("\n".join(lines))
     except TemplateProblem as exc:
-        _fail(msg("template", lang, detail=exc))
+        _fail(msg("template", lang, detail=describe(exc).text(lang)))
     except ContextTooLong as exc:
-        _fail(msg("context", lang, detail=exc.message(lang)))
+        _fail(msg("context", lang, detail=describe(exc).text(lang)))
     except (OutlineError, OutlineProblem) as exc:
-        _fail(msg("outline", lang, detail=exc))
+        _fail(msg("outline", lang, detail=describe(exc).text(lang)))
     return None
 
 
@@ -263,7 +263,7 @@ def _client(settings: Settings, endpoint: str, lang: str) -> LLMClient | None:
     try:
         return make_client(endpoint, settings)
     except LLMError as exc:
-        _fail(msg("endpoint", lang, detail=exc.message(lang)))
+        _fail(msg("endpoint", lang, detail=describe(exc).text(lang)))
         return None
 
 
@@ -271,7 +271,9 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        print(msg("write_failed", lang, path=path, detail=exc), file=sys.stderr)
+        print(
+            msg("write_failed", lang, path=path, detail=describe(exc).text(lang)), file=sys.stderr
+        )
         return False
     print(msg("written", lang, path=path), file=sys.stderr)
     return True

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
-from app.domain import Bilingual
+from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
 
 if TYPE_CHECKING:
@@ -105,14 +105,14 @@ def handle(args: argparse.Namespace) -> int:
         doc_type = _doc_type(args.doc_type)
         day = parse_date(args.date)
     except (InputError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(str(describe(exc)))
     if not text.strip():
         return _fail(cli_text("cli.export.empty"))
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
     try:
         result = _checked(text, doc_type, day) if args.findings or args.cited_articles else None
     except CatalogueError as exc:
-        return _fail(str(exc))
+        return _fail(str(describe(exc)))
     findings = tuple(result.findings) if result is not None and args.findings else ()
     cited = (
         cited_articles_of(result.citations, day)
@@ -138,7 +138,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         out.write_bytes(data)
     except ExportError as exc:
-        return _fail(str(exc))
+        return _fail(str(describe(exc)))
     except OSError as exc:
         return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
     errors = sum(1 for f in findings if f.severity == "error")

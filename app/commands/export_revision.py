@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.domain import describe
 from app.i18n import cli_text
 
 
@@ -42,7 +43,7 @@ def export_revision(args: argparse.Namespace) -> int:
         title = _title(generation.record.doc_type, args.title)
         data = version_docx(generation, revision, title=title, tracked=args.tracked)
     except (LookupError, ExportError) as exc:
-        return _fail(str(exc).strip("'\""))
+        return _fail(str(describe(exc)))
     suffix = "-tracked" if args.tracked else ""
     out = Path(args.out) if args.out else Path(f"{file_stem(generation, revision)}{suffix}.docx")
     try:

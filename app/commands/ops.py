@@ -7,11 +7,12 @@ import json
 import sys
 from pathlib import Path
 
+from app.domain import Bilingual, describe
 from app.i18n import cli_text
 
 
-def _err(msg: str) -> int:
-    print(cli_text("cli.ops.error", detail=msg), file=sys.stderr)
+def _err(said: Bilingual) -> int:
+    print(cli_text("cli.ops.error", detail=said), file=sys.stderr)
     return 2
 
 
@@ -102,7 +103,7 @@ def handle_doctor(args: argparse.Namespace) -> int:
     try:
         report = diagnose(load_tokenizer(args.target), load_tokenizer(args.draft))
     except DoctorError as exc:
-        return _err(str(exc))
+        return _err(describe(exc))
     print(format_report(report, args.lang))
     has_config = all(
         p.is_dir() and (p / "config.json").is_file() for p in (args.target, args.draft)
@@ -114,7 +115,7 @@ def handle_doctor(args: argparse.Namespace) -> int:
         try:
             print(_plan_text(args, args.target, args.draft))
         except CapacityError as exc:
-            return _err(str(exc))
+            return _err(describe(exc))
     else:
         print(cli_text("cli.ops.plan_skipped_gguf"))
     return 0 if report.compatible else 1
@@ -126,7 +127,7 @@ def handle_plan(args: argparse.Namespace) -> int:
     try:
         print(_plan_text(args, args.target, args.draft))
     except CapacityError as exc:
-        return _err(str(exc))
+        return _err(describe(exc))
     return 0
 
 
@@ -178,7 +179,7 @@ def handle_bench(args: argparse.Namespace) -> int:
             progress=_draw_progress,
         )  # fmt: skip
     except (BenchError, ValueError) as exc:
-        return _err(str(exc))
+        return _err(describe(exc))
     paths = write_outputs(run, args.out)
     print(to_markdown(run, verdict(run)))
     print("  ".join(f"{k}: {p}" for k, p in paths.items()))
@@ -221,7 +222,7 @@ def handle_switch(args: argparse.Namespace) -> int:
     try:
         result = switch_endpoint(router, args.name, actor=args.actor, force=args.force)
     except RouterError as exc:
-        return _err(str(exc))
+        return _err(describe(exc))
     if result.previous == result.active:
         print(cli_text("cli.ops.already_active", name=result.active))
         return 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.config import REPO_ROOT, Settings, get_settings
-from app.serving import process
+from app.ops import process
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from app.domain import describe
 from app.i18n import cli_text
 from app.serving.drafter_registry import MODES
 
@@ -74,6 +75,6 @@ def handle(args: argparse.Namespace) -> int:
         )
         serve(opts, host, port)
     except (ServeError, FileNotFoundError) as exc:
-        print(cli_text("cli.serve.cannot_start", detail=exc), file=sys.stderr)
+        print(cli_text("cli.serve.cannot_start", detail=describe(exc)), file=sys.stderr)
         return 2
     return 0

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.domain import describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -108,13 +109,13 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         try:
             return handler(args)
         except (ReviewError, PermissionDenied) as exc:  # a mistake in the request: exit 2
-            print(cli_text("cli.study.error", detail=exc), file=sys.stderr)
+            print(cli_text("cli.study.error", detail=describe(exc)), file=sys.stderr)
         except OperationalError as exc:  # the database does not answer: exit 1, as elsewhere
             reason = str(exc.orig or exc).strip().splitlines()[0]
             print(cli_text("cli.study.no_database", detail=reason), file=sys.stderr)
             return 1
         except OSError as exc:
-            print(cli_text("cli.study.file_error", detail=exc), file=sys.stderr)
+            print(cli_text("cli.study.file_error", detail=describe(exc)), file=sys.stderr)
         return 2
 
     return run

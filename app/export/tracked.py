@@ -4,7 +4,7 @@ The document reads as the revision; every difference from the model's output is 
 tracked change (w:ins / w:del with author and date), so Word's Review pane can accept
 or reject each one, and the model's text comes back by rejecting them all. Paragraphs
 are aligned first (by their text), then changed paragraphs are compared word by word
-(app.drafting.redline). A changed table is shown as its old rows deleted and the new table
+(app.export.redline). A changed table is shown as its old rows deleted and the new table
 inserted.
 """
 
@@ -25,7 +25,6 @@ from docx.oxml.xmlchemy import BaseOxmlElement
 from docx.text.paragraph import Paragraph
 
 from app.domain import Finding
-from app.drafting.redline import Op, word_diff
 from app.export.appendix import add_appendix, style_header_row
 from app.export.cleaning import xml_safe
 from app.export.docx_writer import (
@@ -37,6 +36,7 @@ from app.export.docx_writer import (
     document_title,
 )
 from app.export.page_furniture import write_header_footer
+from app.export.redline import Op, word_diff
 from app.export.structure import Block, parse_draft
 
 CELL_SEPARATOR = " | "

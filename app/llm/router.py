@@ -178,7 +178,7 @@ class SwitchResult:
 
 def remote_running(ep: EndpointConfig) -> float | None:
     """Requests the server itself reports as running (vllm:num_requests_running), all clients."""
-    from app.ops.metrics_parse import RUNNING, scrape
+    from app.llm.metrics_parse import RUNNING, scrape
 
     snap = scrape(ep)
     return snap.gauges.get(RUNNING) if snap.ok else None

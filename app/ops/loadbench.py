@@ -22,8 +22,8 @@ import httpx
 
 from app.config import EndpointConfig
 from app.domain import Bilingual
-from app.ops.metrics_parse import derive, scrape
-from app.serving import process
+from app.llm.metrics_parse import derive, scrape
+from app.ops import process
 
 Messages = list[dict[str, str]]
 
@@ -124,15 +124,13 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
 
 def workload(prompts_dir: Path) -> list[Messages]:
     """One chat per document type of the prompt library, filled with its example values (the
-    free-form prompt, as the draft service prepares it)."""
-    from app.drafting.context import prepare
-    from app.prompts import load_library
+    free-form prompt, with the example's own route)."""
+    from app.outline.prepare import example_route
+    from app.prompts import load_library, render
 
     library = load_library(prompts_dir)
     chats = [
-        prepare(
-            dt, dt.example_values(), prompts_dir=prompts_dir, mode="free-form"
-        ).prompt.messages()
+        render(dt, dt.example_values(), route=example_route(dt, dt.example_values())).messages()
         for _, dt in sorted(library.types.items())
     ]
     if not chats:

@@ -7,6 +7,11 @@ back to it.
 Loading is strict per clause: a clause whose placeholder is unknown, whose `when:` names an
 unknown fact, whose part does not exist or whose citations fail the checks against the statute
 texts is refused with a message naming it (app/outline/clause_checks.py); the others load.
+
+The loaded library of a type is the firm's approved clauses (app/review/precedents.py publishes
+them, in the same schema, to `<corpus dir>/<type>/clauses.yaml`, where the retrieval drafter
+indexes them too) followed by the shipped ones: both pass the same checks, and `pick` takes the
+first clause whose conditions hold, so a firm clause is preferred over a shipped one.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class _Clause(BaseModel):
     author: str = Field(min_length=1)
     approved: dt.date
     version: str = Field(min_length=1)
+    approved_by: str | None = None  # firm clauses: the admin who approved it
+    source: str | None = None  # firm clauses: where it came from (revision 12, import)
 
 
 class _ClauseFile(BaseModel):
@@ -76,6 +83,9 @@ class Clause:
     author: str
     approved: dt.date
     version: str
+    origin: str = "shipped"  # shipped (prompts/<type>/) | firm (approved in LexSpec)
+    approved_by: str = ""
+    source: str = ""
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)
@@ -90,7 +100,7 @@ class ChosenClause:
     text: str
 
 
-def _clause(raw: _Clause) -> Clause:
+def _clause(raw: _Clause, origin: str) -> Clause:
     return Clause(
         id=raw.id,
         part=raw.part,
@@ -100,31 +110,68 @@ def _clause(raw: _Clause) -> Clause:
         author=raw.author,
         approved=raw.approved,
         version=raw.version,
+        origin=origin,
+        approved_by=raw.approved_by or "",
+        source=raw.source or "",
     )
 
 
-def parse_clauses(source: str) -> tuple[Clause, ...]:
+def parse_clauses(
+    source: str, *, name: str = CLAUSES_FILE, origin: str = "shipped"
+) -> tuple[Clause, ...]:
     """The clauses of a clauses.yaml text (schema only; checks in clause_checks)."""
     try:
         raw = _ClauseFile.model_validate(yaml.safe_load(source) or {})
     except yaml.YAMLError as exc:
-        raise ClauseFileError(f"{CLAUSES_FILE} is not valid YAML: {exc}") from exc
+        reason = str(exc).replace("\n", " ")
+        raise ClauseFileError(f"{name} is not valid YAML: {reason}") from exc
     except ValidationError as exc:
-        raise ClauseFileError(f"{CLAUSES_FILE}: {validation_reasons(exc, 'clauses')}") from exc
-    clauses = tuple(_clause(c) for c in raw.clauses)
+        raise ClauseFileError(f"{name}: {validation_reasons(exc, 'clauses')}") from exc
+    clauses = tuple(_clause(c, origin) for c in raw.clauses)
     ids = [c.id for c in clauses]
     if duplicated := sorted({i for i in ids if ids.count(i) > 1}):
-        raise ClauseFileError(f"{CLAUSES_FILE}: clause id(s) used twice: {', '.join(duplicated)}")
+        raise ClauseFileError(f"{name}: clause id(s) used twice: {', '.join(duplicated)}")
     return clauses
 
 
+def clause_from_dict(data: Mapping[str, Any], *, origin: str = "firm") -> Clause:
+    """One clause from its fields as in clauses.yaml (ClauseFileError naming what is wrong)."""
+    try:
+        return _clause(_Clause.model_validate(dict(data)), origin)
+    except ValidationError as exc:
+        raise ClauseFileError(f"clause: {validation_reasons(exc, 'clause')}") from exc
+
+
+def firm_clauses_file(doc_type: str) -> Path:
+    """Where the firm's approved clauses of a type are published (app/review/precedents.py)."""
+    from app.config import get_settings
+
+    return get_settings().resolved_corpus_dir / doc_type / CLAUSES_FILE
+
+
 def read_clauses(type_dir: Path) -> tuple[tuple[Clause, ...], str]:
-    """The type's clauses and the file's sha256 ("" and no clauses when it has none)."""
-    path = type_dir / CLAUSES_FILE
-    if not path.is_file():
+    """The type's library, firm clauses first, and the files' sha256 ("" and no clauses when
+    it has none)."""
+    found: list[Clause] = []
+    digests: list[str] = []
+    for path, origin in (
+        (firm_clauses_file(type_dir.name), "firm"),
+        (type_dir / CLAUSES_FILE, "shipped"),
+    ):
+        if not path.is_file():
+            continue
+        source = path.read_text(encoding="utf-8")
+        name = f"firm library {type_dir.name}/{CLAUSES_FILE}" if origin == "firm" else CLAUSES_FILE
+        found.extend(parse_clauses(source, name=name, origin=origin))
+        digests.append(hashlib.sha256(source.encode("utf-8")).hexdigest())
+    if not digests:
         return (), ""
-    source = path.read_text(encoding="utf-8")
-    return parse_clauses(source), hashlib.sha256(source.encode("utf-8")).hexdigest()
+    ids = [c.id for c in found]
+    if duplicated := sorted({i for i in ids if ids.count(i) > 1}):
+        raise ClauseFileError(f"firm and shipped clauses share id(s): {', '.join(duplicated)}")
+    return tuple(found), digests[0] if len(digests) == 1 else hashlib.sha256(
+        "\0".join(digests).encode()
+    ).hexdigest()
 
 
 def pick(clauses: Sequence[Clause], part: str, facts: Facts) -> Clause | None:

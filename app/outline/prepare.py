@@ -71,22 +71,33 @@ def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
                 raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
 
 
+def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision | None:
+    """The route of the type's own example values, which its outline and clauses are checked
+    with (a draft's route is decided by its context, app.drafting.context.decide_route)."""
+    return decision_from_values(values) if doc_type.route is not None else None
+
+
+def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> ClauseContext:
+    """What the type's clauses are checked against, for these (validated example) values."""
+    return ClauseContext(
+        parts=frozenset(p.key for p in outline.parts() if p.generated),
+        facts=known_facts(f.name for f in doc_type.fields),
+        render_context=template_context(outline, doc_type, values, example_route(doc_type, values)),
+        doc_date=doc_type.document_date(values) or dt.date.today(),
+    )
+
+
 _CHECKED: dict[tuple[str, str, str], tuple[tuple[Clause, ...], tuple[str, ...]]] = {}
 
 
 def checked_clauses(
-    outline: Outline, doc_type: DocType, values: Mapping[str, str], route: RouteDecision | None
+    outline: Outline, doc_type: DocType, values: Mapping[str, str]
 ) -> tuple[tuple[Clause, ...], tuple[str, ...]]:
     """(the clauses that pass their checks, one message per refused clause naming it),
     checked once per outline, clause file and type version."""
     key = (doc_type.id, outline.hash, doc_type.template_hash)
     if key not in _CHECKED:
-        ctx = ClauseContext(
-            parts=frozenset(p.key for p in outline.parts() if p.generated),
-            facts=known_facts(f.name for f in doc_type.fields),
-            render_context=template_context(outline, doc_type, values, route),
-            doc_date=doc_type.document_date(values) or dt.date.today(),
-        )
+        ctx = clause_context(outline, doc_type, values)
         accepted, refused = [], list(outline.clause_errors)
         for clause in outline.clauses:
             reason = refusal(clause, ctx)
@@ -110,12 +121,10 @@ def check_outline(outline: Outline, doc_type: DocType) -> Outline:
     _check_conditions(outline, known_facts(f.name for f in doc_type.fields))
     try:
         values = validate_values(doc_type, doc_type.example_values())
-        # the example's own route (a draft's is decided by its context, app.drafting.context)
-        route = decision_from_values(values) if doc_type.route is not None else None
-        plan_for(outline, doc_type, values, route=route)
+        plan_for(outline, doc_type, values, route=example_route(doc_type, values))
     except (OutlineProblem, ValueError) as exc:
         raise OutlineError(f"outline does not render for the example: {exc}") from exc
-    accepted, refused = checked_clauses(outline, doc_type, values, route)
+    accepted, refused = checked_clauses(outline, doc_type, values)
     return replace(outline, clauses=accepted, clause_errors=refused)
 
 

@@ -14,7 +14,7 @@ from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import fallback_lines, source_line, truncation_lines
 from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
-from app.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
+from app.pages.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
 
 if TYPE_CHECKING:
     from app.prompts import DocType, FieldError, FieldSpec
@@ -245,7 +245,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     with right:
         show_findings(check.findings, citations=check.citations, on=context.doc_date)
     draft_run.download_buttons(result, edited, check, user_name)
-    draft_run.approve_button(result, edited)
+    revisions_view.approve_button(result, edited)
 
 
 def render() -> None:

@@ -28,7 +28,7 @@ from app.domain import (
 )
 from app.drafting.context import DraftContext
 from app.pages.findings_view import show_findings, show_text
-from app.ui_state import client, lang, settings, tr
+from app.pages.ui_state import client, lang, settings, tr
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -93,8 +93,8 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
     """The client and the draft's context (outline planned, prompt fitted to the model); None
     (with a message) if the template fails, the prompt does not fit or the server is not there."""
     from app.drafting.context import prepare
+    from app.pages.ui_state import library
     from app.prompts import ContextTooLong, TemplateProblem
-    from app.ui_state import library
 
     try:
         llm = client(request.endpoint)
@@ -122,7 +122,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     """An error result for a server that is not there, with the draft's context prepared
     without it (the prompt the form gives now), where the form still renders."""
     from app.drafting.context import prepare
-    from app.ui_state import library
+    from app.pages.ui_state import library
 
     try:
         context: DraftContext | None = prepare(
@@ -212,7 +212,7 @@ def collect_interrupted() -> None:
 def queue_text(endpoint: EndpointConfig) -> str:
     """Before the first token: what the server is already busy with when the draft is sent (its
     place in the queue), from the server's /metrics; "" when it is idle or does not say."""
-    from app.ops.metrics_parse import RUNNING, WAITING, scrape
+    from app.llm.metrics_parse import RUNNING, WAITING, scrape
 
     snap = scrape(endpoint)
     running, waiting = int(snap.gauges.get(RUNNING, 0)), int(snap.gauges.get(WAITING, 0))
@@ -350,35 +350,3 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
         return
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     cols[1].download_button(tr("draft.download_docx"), docx, f"{stem}.docx", mime, key="dl.docx")
-
-
-def approve_button(result: DraftResult, text: str) -> None:
-    """Approve the (edited) draft as a precedent for the retrieval drafter."""
-    from app.review.approvals import approve_output
-    from app.ui_state import current_user, db_session
-
-    if not st.button(
-        tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")
-    ):
-        return
-    from app.pages.revisions_view import approval_text
-
-    user = current_user()
-    chosen = None if user is None else approval_text(user, result, text)
-    if user is None or chosen is None:
-        return
-    try:
-        with db_session() as session:
-            approval = approve_output(
-                user,
-                chosen[0],
-                doc_type=result.request.doc_type_id,
-                generation_id=result.generation_id,
-                settings=settings(),
-                session=session,
-                revision_id=chosen[1],
-            )
-    except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
-        st.error(tr("draft.approve_failed", detail=describe(exc).text(lang())))
-        return
-    st.success(tr("draft.approved", file=approval.path.name))

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import streamlit as st
 
 from app.domain import Citation, Finding, GenerationStats
-from app.ui_state import lang, tr
+from app.pages.ui_state import lang, tr
 from app.validation.lookup import ArticleView, citation_view, suggested_view
 
 SEVERITY_ICON = {

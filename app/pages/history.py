@@ -11,7 +11,7 @@ from app.domain import Finding, GenerationStats, describe
 from app.i18n import t
 from app.pages import revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
-from app.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import GenerationRecord, GenerationSummary, StoredGeneration, User
 
 if TYPE_CHECKING:

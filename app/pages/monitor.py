@@ -10,10 +10,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app.ui_state import lang, require_user, settings, tr
+from app.pages.ui_state import lang, require_user, settings, tr
 
 if TYPE_CHECKING:
-    from app.ops.metrics_parse import DerivedMetrics
+    from app.llm.metrics_parse import DerivedMetrics
 
 HISTORY = "monitor.history"
 LAST = "monitor.last"
@@ -32,7 +32,7 @@ WHOLE_NUMBER_FORMATS = ("d", ",.0f")
 
 def _sample(name: str) -> tuple[DerivedMetrics, DerivedMetrics]:
     """Scrape one endpoint: rates since the previous scrape, and totals since server start."""
-    from app.ops.metrics_parse import derive, scrape
+    from app.llm.metrics_parse import derive, scrape
 
     endpoint = settings().all_endpoints()[name]
     snap = scrape(endpoint, name=name)
@@ -54,7 +54,7 @@ def _remember(name: str, derived: DerivedMetrics, tick: datetime) -> pd.DataFram
 
 
 def _advice(derived: DerivedMetrics) -> None:
-    from app.ops.metrics_parse import advice
+    from app.llm.metrics_parse import advice
 
     fired = advice(derived, num_speculative_tokens=settings().num_speculative_tokens)
     for item in fired:
@@ -133,7 +133,7 @@ def _live() -> None:
 
 def _audit_spool() -> None:
     """Records waiting in the audit spool, and spool lines moved to its quarantine."""
-    from app.drafting.recording import spool_status
+    from app.database import spool_status
 
     status = spool_status()
     if status.pending:

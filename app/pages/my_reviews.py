@@ -14,7 +14,7 @@ import streamlit as st
 
 from app.domain import describe
 from app.pages.review import study_label
-from app.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:

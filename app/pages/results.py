@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app.domain import describe
-from app.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import db_session, lang, require_user, tr
 
 if TYPE_CHECKING:
     from app.review.study_report import StudyReport

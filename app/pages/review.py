@@ -12,7 +12,7 @@ import streamlit as st
 from app.domain import describe
 from app.i18n import t
 from app.pages.findings_view import highlight_html
-from app.ui_state import db_session, lang, library, require_user, tr
+from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import streamlit as st
 from app.domain import describe
 from app.i18n import t
 from app.pages.findings_view import show_findings, show_text
-from app.ui_state import current_user, db_session, lang, library, tr
+from app.pages.ui_state import current_user, db_session, lang, library, settings, tr
 from audit.domain import StoredGeneration, User
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def editor(result: DraftResult) -> str:
 def _newer_than_base(result: DraftResult, text: str) -> None:
     """When another tab or lawyer saved a newer revision: say so, offer to load it, show how it
     differs from the editor's text."""
-    from app.drafting.redline import redline, to_html
+    from app.export.redline import redline, to_html
 
     gid = result.generation_id
     base = _bases().get(gid) if gid is not None else None
@@ -204,7 +204,7 @@ def _table(items: list[StoredRevision]) -> None:
 
 
 def _redline(model_text: str, revision: StoredRevision) -> None:
-    from app.drafting.redline import count_changes, redline, to_html
+    from app.export.redline import count_changes, redline, to_html
 
     segments = redline(model_text, revision.text)
     counted = count_changes(segments)
@@ -291,6 +291,10 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     revision = by_id.get(chosen) if chosen is not None else None
     if revision is not None:
         _redline(stored.record.output_text, revision)
+        if user.role in ("drafter", "admin"):
+            from app.pages.precedents_view import proposals
+
+            proposals(user, revision)
         with st.expander(tr("revisions.text")):
             from app.drafting.revisions import findings_of
 
@@ -302,3 +306,32 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
                 show_findings(findings)
     _downloads(stored, revision)
     return revision
+
+
+def approve_button(result: DraftResult, text: str) -> None:
+    """Approve the (edited) draft as a precedent for the retrieval drafter."""
+    from app.review.approvals import approve_output
+
+    if not st.button(
+        tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")
+    ):
+        return
+    user = current_user()
+    chosen = None if user is None else approval_text(user, result, text)
+    if user is None or chosen is None:
+        return
+    try:
+        with db_session() as session:
+            approval = approve_output(
+                user,
+                chosen[0],
+                doc_type=result.request.doc_type_id,
+                generation_id=result.generation_id,
+                settings=settings(),
+                session=session,
+                revision_id=chosen[1],
+            )
+    except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
+        st.error(tr("draft.approve_failed", detail=describe(exc).text(lang())))
+        return
+    st.success(tr("draft.approved", file=approval.path.name))

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.drafting.context import decide_route
+from app.pages.ui_state import lang, tr
 from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
-from app.ui_state import lang, tr
 
 if TYPE_CHECKING:
     from app.prompts import DocType

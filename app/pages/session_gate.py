@@ -16,7 +16,7 @@ import streamlit as st
 
 from app import accounts
 from app.accounts import sessions
-from app.ui_state import db_session, settings, tr
+from app.pages.ui_state import db_session, settings, tr
 from audit.domain import User
 
 COOKIE = "lexspec_session"

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import accounts
 from app.domain import describe
-from app.ui_state import current_user, db_session, lang, tr
+from app.pages.ui_state import current_user, db_session, lang, tr
 from audit.domain import User
 
 

@@ -13,7 +13,15 @@ import streamlit as st
 
 from app.domain import describe
 from app.i18n import t
-from app.ui_state import db_session, lang, library, require_user, session_factory, settings, tr
+from app.pages.ui_state import (
+    db_session,
+    lang,
+    library,
+    require_user,
+    session_factory,
+    settings,
+    tr,
+)
 from audit.domain import User
 from audit.review_design import DESIGNS
 from audit.review_domain import ArmSpec, StudySpec

@@ -8,7 +8,7 @@ import streamlit as st
 from app import accounts
 from app.domain import describe
 from app.i18n import t
-from app.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 
 

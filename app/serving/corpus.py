@@ -1,4 +1,5 @@
-"""The local corpus the retrieval drafter looks up: prompt-library texts and approved outputs.
+"""The local corpus the retrieval drafter looks up: prompt-library texts, approved outputs and
+the firm's approved clauses (`<corpus dir>/<type>/clauses.yaml`, app/review/precedents.py).
 
 Files are re-read when they change (checked at most every `check_every_s` seconds, at the
 start of a request); the token suffix automaton is rebuilt only then.
@@ -15,12 +16,12 @@ from app.serving.suffix_index import SuffixAutomaton
 
 log = logging.getLogger(__name__)
 
-CORPUS_SUFFIXES = (".md", ".txt")
+CORPUS_SUFFIXES = (".md", ".txt", ".yaml")  # .yaml: the firm's clause libraries
 PROMPT_SUFFIXES = (".j2", ".md", ".txt", ".yaml", ".yml")
 
 
 def corpus_files(prompts_dir: Path | None, corpus_dir: Path | None) -> list[Path]:
-    """Prompt library texts and the firm's approved outputs (*.md, *.txt), sorted."""
+    """Prompt library texts, the firm's approved outputs (*.md, *.txt) and clauses, sorted."""
     found: list[Path] = []
     for root, suffixes in ((prompts_dir, PROMPT_SUFFIXES), (corpus_dir, CORPUS_SUFFIXES)):
         if root is not None and root.is_dir():

@@ -14,20 +14,40 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from app.serving.drafters import Drafter
-    from app.serving.launch import ServeOptions
     from app.serving.model import Model
 
 from app.domain import BilingualError
 
 log = logging.getLogger(__name__)
 
+
+class DrafterOptions(Protocol):
+    """What a factory reads from the server's options (`launch.ServeOptions` has them all)."""
+
+    @property
+    def draft_model_path(self) -> Path | None: ...
+    @property
+    def prompts_dir(self) -> Path | None: ...
+    @property
+    def corpus_dir(self) -> Path | None: ...
+    @property
+    def prompt_lookup_min(self) -> int: ...
+    @property
+    def prompt_lookup_max(self) -> int: ...
+    @property
+    def n_ctx(self) -> int: ...
+    @property
+    def n_threads(self) -> int: ...
+
+
 # A factory builds the drafter for a target model, with its cost of drafting one token relative
 # to a target step (0 for lookups; a draft model's own forward passes are not free).
-DrafterFactory = Callable[["ServeOptions", "Model"], tuple["Drafter | None", float]]
+DrafterFactory = Callable[[DrafterOptions, "Model"], tuple["Drafter | None", float]]
 
 
 # The longest draft one verify pass may carry (Settings.num_speculative_tokens): the adaptive
@@ -41,17 +61,17 @@ class DrafterConfigError(BilingualError, ValueError):
     """The options do not allow this drafter (e.g. draft_model without a draft model file)."""
 
 
-def _off(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float]:
+def _off(opts: DrafterOptions, target: Model) -> tuple[Drafter | None, float]:
     return None, 0.0
 
 
-def _ngram(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float]:
+def _ngram(opts: DrafterOptions, target: Model) -> tuple[Drafter | None, float]:
     from app.serving.drafters import NgramDrafter
 
     return NgramDrafter(opts.prompt_lookup_min, opts.prompt_lookup_max), 0.0
 
 
-def _retrieval(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float]:
+def _retrieval(opts: DrafterOptions, target: Model) -> tuple[Drafter | None, float]:
     from app.serving.corpus import Corpus
     from app.serving.drafters import RetrievalDrafter
 
@@ -60,7 +80,7 @@ def _retrieval(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float
     return RetrievalDrafter(corpus, opts.prompt_lookup_min, opts.prompt_lookup_max), 0.0
 
 
-def _draft_model(opts: ServeOptions, target: Model) -> tuple[Drafter | None, float]:
+def _draft_model(opts: DrafterOptions, target: Model) -> tuple[Drafter | None, float]:
     from app.serving.drafters import ModelDrafter, check_vocab
     from app.serving.model import Model
 

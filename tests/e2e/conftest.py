@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.serving import process
+from app.ops import process
 from tests.servers import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")

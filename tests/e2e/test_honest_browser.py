@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.ops.metrics_parse import E2E, RUNNING, WAITING, scrape
+from app.llm.metrics_parse import E2E, RUNNING, WAITING, scrape
 from tests.conftest import acting
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from app.serving.process import stop
+from app.ops.process import stop
 from tests.servers import embedded_server, metric_total
 
 pytestmark = pytest.mark.integration

@@ -196,3 +196,24 @@ def test_a_damaged_key_file_is_one_line_not_a_traceback(app_db: dict[str, str]) 
         result.returncode == 2 and "audit key file" in result.stderr and "damaged" in result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+def test_a_unit_of_work_with_savepoints_is_anchored_once_as_a_whole(
+    app_db: dict[str, str],
+) -> None:
+    """Creating an account releases a savepoint; a savepoint is not a commit. Two accounts and a
+    rolled-back savepoint in one unit of work: one checkpoint, for every row the unit appended."""
+    from audit import users
+
+    with session_scope() as session:
+        users.create_user("anchor-a", "drafter", "password-123456", session=session)
+        with pytest.raises(RuntimeError), session.begin_nested():
+            store.append_event(session=session, actor="admin", kind="test", payload={})
+            raise RuntimeError("rolled back to the savepoint")
+        users.create_user("anchor-b", "drafter", "password-123456", session=session)
+    _, checkpoints = _files()
+    lines = [json.loads(line) for line in checkpoints.read_text().splitlines()]
+    assert [(c["first"], c["seq"]) for c in lines] == [(1, 2)]
+    ok = _verify(app_db)
+    assert ok.returncode == 0, ok.stderr
+    assert "2 rows checked" in ok.stdout and "Newest checkpoint: seq 2" in ok.stdout

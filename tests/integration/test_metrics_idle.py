@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from app.ops.metrics_parse import E2E, KV_USAGE, RUNNING, scrape
+from app.llm.metrics_parse import E2E, KV_USAGE, RUNNING, scrape
 
 pytestmark = pytest.mark.integration
 

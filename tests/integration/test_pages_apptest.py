@@ -439,7 +439,7 @@ def _draft_or_history() -> None:
     import streamlit as st
 
     from app.pages import draft, history
-    from app.ui_state import keep_widget_values
+    from app.pages.ui_state import keep_widget_values
 
     keep_widget_values("draft.field.")  # what main.py does on every run
     (history.render if st.session_state.get("away") else draft.render)()

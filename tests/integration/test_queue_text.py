@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from app.config import EndpointConfig
-from app.ops.metrics_parse import RUNNING, WAITING, scrape
+from app.llm.metrics_parse import RUNNING, WAITING, scrape
 from app.pages.draft_run import queue_text
 
 pytestmark = pytest.mark.integration

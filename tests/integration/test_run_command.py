@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.serving import process
+from app.ops import process
 from tests.servers import REPO, free_port
 
 pytestmark = pytest.mark.integration

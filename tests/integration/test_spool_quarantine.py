@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.drafting.recording import keep, spool_status
+from app.database import spool_status
+from app.drafting.recording import keep
 from audit.spool import SPOOL_FILE, Spool
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
 from tests.integration.test_audit_store import make_record

@@ -193,3 +193,43 @@ def test_every_cli_string_is_in_the_locale_files() -> None:
 
     walk(build_parser())
     assert missing == []
+
+
+def shown_without_describe(path: Path) -> list[str]:
+    """Where a caught exception (`except ... as exc`) is shown other than through
+    `describe(exc)`: `str(exc)`, `f"{exc}"`, `detail=exc`, `exc.message(lang)`. Building a new
+    error from it (`raise ... from exc`) is not showing it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for handler in ast.walk(tree):
+        if not isinstance(handler, ast.ExceptHandler) or handler.name is None:
+            continue
+        for stmt in handler.body:
+            raised = {
+                id(n) for r in ast.walk(stmt) if isinstance(r, ast.Raise) for n in ast.walk(r)
+            }
+            for node in ast.walk(stmt):
+                if not isinstance(node, ast.Name) or node.id != handler.name or id(node) in raised:
+                    continue
+                parent = parents[node]
+                shown = (
+                    (isinstance(parent, ast.Call) and ast.unparse(parent.func) == "str")
+                    or isinstance(parent, ast.keyword | ast.FormattedValue)
+                    or (isinstance(parent, ast.Attribute) and parent.attr == "message")
+                )
+                if shown:
+                    found.append(f"{rel(path)}:{node.lineno} {ast.unparse(parent)}")
+    return found
+
+
+def test_commands_show_errors_with_describe() -> None:
+    """Every command shows a caught error one way: describe(exc) (`.text(lang)` with --lang,
+    else both languages, as cli_text prints). failures.py is the handler of last resort."""
+    found = [
+        line
+        for p in sources(APP / "commands")
+        if p.name != "failures.py"
+        for line in shown_without_describe(p)
+    ]
+    assert found == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ops.metrics_parse import (
+from app.llm.metrics_parse import (
     DerivedMetrics,
     Histogram,
     advice,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.drafting.redline import Segment, count_changes, redline, side, to_html, tokens, word_diff
+from app.export.redline import Segment, count_changes, redline, side, to_html, tokens, word_diff
 
 E, INS, D = "equal", "insert", "delete"
 

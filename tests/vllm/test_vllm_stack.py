@@ -7,9 +7,9 @@ import pytest
 from app.config import EndpointConfig
 from app.domain import GenerationParams
 from app.llm.client import OpenAIClient
+from app.llm.metrics_parse import derive, scrape
 from app.llm.router import check_health, compare_tokenizers
 from app.ops.loadbench import resolve_target, run_bench
-from app.ops.metrics_parse import derive, scrape
 
 pytestmark = pytest.mark.vllm
 

@@ -15,7 +15,7 @@ from app.i18n import DEFAULT_LANG, LANGUAGES, t
 from audit.domain import User
 
 if TYPE_CHECKING:  # the factories import these lazily, at first use
-    from sqlalchemy.orm import Session, sessionmaker
+    from sqlalchemy.orm import Session, sessionmaker  # noqa: TID251 (types of the factories)
 
     from app.llm.client import OpenAIClient
     from app.prompts import Library

@@ -1,0 +1,95 @@
+"""Page part under a saved revision on History: "Propose as firm clauses" (the parts the lawyer
+changed or wrote, with the form's values as placeholders and the clause library's checks), and
+for an admin the proposals of that revision to approve or reject (app/review/precedents.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from app.domain import describe
+from app.pages.ui_state import db_session, lang, settings, tr
+from audit.domain import User
+
+if TYPE_CHECKING:
+    from app.review.precedents import Candidate
+    from audit.revisions import StoredRevision
+
+
+def _candidate(user: User, cand: Candidate, n: int) -> None:
+    from app.review import precedents
+
+    kind = tr("precedents.new_version" if cand.new_version else "precedents.new_clause")
+    st.markdown(f"**{tr('precedents.part', title=cand.title, clause=cand.clause_id, kind=kind)}**")
+    key = f"precedents.{cand.revision_id}.{n}"
+    general = bool(st.checkbox(tr("precedents.use_placeholders"), value=True, key=f"{key}.ph"))
+    draft = cand.draft(user.name, placeholders=general)
+    st.code(draft.text, language=None, wrap_lines=True)
+    if general:
+        pairs = ", ".join(f"{v} → {{{{ {f} }}}}" for v, f in cand.placeholders)
+        st.caption(tr("precedents.replaced", pairs=pairs) if pairs else tr("precedents.no_values"))
+    reason = precedents.refusal(draft, precedents.type_library(cand.doc_type, settings()))
+    if reason is not None:
+        st.warning(tr("precedents.checks_failed", detail=reason))
+        return
+    st.caption(tr("precedents.checks_ok"))
+    if st.button(tr("precedents.propose"), key=f"{key}.propose", icon=":material/library_add:"):
+        try:
+            with db_session() as session:
+                row = precedents.propose(user, draft, settings=settings(), session=session)
+        except Exception as exc:  # refused, no permission, database down
+            st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
+            return
+        st.success(tr("precedents.proposed", id=row.id))
+
+
+def _decisions(user: User, revision: StoredRevision) -> None:
+    """An admin's approve / reject of the proposals made from this revision."""
+    from app.review import precedents
+
+    with db_session() as session:
+        waiting = precedents.pending(session=session, revision_id=revision.id)
+    if not waiting:
+        return
+    st.markdown(f"**{tr('precedents.pending')}**")
+    for row in waiting:
+        st.caption(
+            tr("precedents.pending_line", id=row.id, clause=row.clause_id, part=row.part,
+               user=row.proposed_by)
+        )  # fmt: skip
+        cols = st.columns([1, 1, 3])
+        note = cols[2].text_input(tr("precedents.reject_note"), key=f"precedents.note.{row.id}")
+        try:
+            if cols[0].button(tr("precedents.approve"), key=f"precedents.approve.{row.id}"):
+                with db_session() as session:
+                    done = precedents.approve(user, row.id, settings=settings(), session=session)
+                st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
+            elif cols[1].button(tr("precedents.reject"), key=f"precedents.reject.{row.id}"):
+                with db_session() as session:
+                    done = precedents.reject(user, row.id, note=str(note), session=session)
+                st.success(tr("precedents.rejected", clause=done.clause_id))
+        except Exception as exc:  # refused by the checks, decided meanwhile, database down
+            st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
+
+
+def proposals(user: User, revision: StoredRevision) -> None:
+    """Propose the revision's changed parts as firm clauses; an admin decides on them here."""
+    from app.review import precedents
+
+    with st.expander(tr("precedents.title")):
+        st.caption(tr("precedents.help"))
+        found: tuple[Candidate, ...] = ()
+        try:
+            with db_session() as session:
+                found = precedents.candidates(
+                    user, revision.id, settings=settings(), session=session
+                )
+            if not found:
+                st.info(tr("precedents.none"))
+        except Exception as exc:  # a free-form draft, an outline changed since, no permission
+            st.info(tr("precedents.failed", detail=describe(exc).text(lang())))
+        for n, cand in enumerate(found):
+            _candidate(user, cand, n)
+        if user.role == "admin":
+            _decisions(user, revision)
