@@ -112,12 +112,12 @@ def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Sess
         session.close()
 
 
-def write(work: Callable[[Session], T]) -> T:
+def write(work: Callable[[Session], T], factory: sessionmaker[Session] | None = None) -> T:
     """`work(session)` in its own session_scope, run again from the start after a transient
     lock or connection failure (bounded backoff, audit.retry); other errors are raised."""
 
     def once() -> T:
-        with session_scope() as session:
+        with session_scope(factory) as session:
             return work(session)
 
     return retrying(once)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 # the one bilingual text type and the error carrying one, defined in audit/ (which cannot
@@ -57,6 +58,52 @@ NumberingStyle = Literal["chinese", "follow-input"]
 PartWriting = Literal["assemble", "adapt", "write"]
 PartSource = Literal["app", "clause", "adapted", "model", "placeholder"]
 PART_WRITINGS: tuple[PartWriting, ...] = get_args(PartWriting)
+# How a draft is written: the type's outline part by part, or one free-form request.
+DraftMode = Literal["outline", "free-form"]
+DRAFT_MODES: tuple[DraftMode, ...] = get_args(DraftMode)
+# A model stream's state (app/llm/client.py); a finished draft's is a GenerationStatus.
+StreamStatus = Literal["running", "complete", "stopped", "error"]
+# What an outline run is doing, for the page: computing a part's prompt, streaming it, done.
+PhaseName = Literal["prompt", "streaming", "done"]
+
+
+def final_status(stream: StreamStatus, finish_reason: str | None) -> GenerationStatus:
+    """How a draft (or an outline part) ended, from its stream: cut by max_tokens (finish_reason
+    "length") is truncated; a stream that never finished is an error."""
+    if stream in ("running", "error"):
+        return "error"
+    if stream == "stopped":
+        return "stopped"
+    return "truncated" if finish_reason == "length" else "complete"
+
+
+class Guard(StrEnum):
+    """A guard that acted on a draft or one of its parts (logged in `params.draft.marks`)."""
+
+    REPETITION_TRIMMED = "repetition_trimmed"  # a part that repeated itself, cut at a sentence
+    BUDGET_TRIMMED = "budget_trimmed"  # cut by its token budget, ended at a sentence boundary
+    BUDGET_CUT_MID_SENTENCE = "budget_cut_mid_sentence"  # no whole sentence: ends with ……
+    THINKING_REMOVED = "thinking_removed"  # a <think> block kept out of the text
+    NO_TEXT = "no_text"  # the part shows the placeholder
+    FALLBACK = "fallback"  # the model's prose failed a gate: the part shows its clause
+    SENTENCES_REMOVED = "sentences_removed"  # generated sentences carrying an error, removed
+
+
+@dataclass(frozen=True)
+class GuardMark:
+    """A guard on the draft (`part` None) or on its part `part` (1-based), with a count where
+    it has one; `str()` is how the audit log and the page spell it (part3:no_text,
+    sentences_removed:2)."""
+
+    guard: Guard
+    part: int | None = None
+    count: int | None = None
+
+    def __str__(self) -> str:
+        text = self.guard.value if self.part is None else f"part{self.part}:{self.guard.value}"
+        return text if self.count is None else f"{text}:{self.count}"
+
+
 FINDING_CODES: tuple[FindingCode, ...] = get_args(FindingCode)
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 

@@ -35,6 +35,7 @@ from app.route.form import parse_count
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
+    from app.route import RouteDecision
 
 FieldKind = Literal["text", "textarea", "select", "date", "number", "count"]
 ErrorCode = Literal[
@@ -303,7 +304,7 @@ def load_doc_type(type_dir: Path) -> DocType:
         system_source=(type_dir / "system.j2").read_text(encoding="utf-8"),
         user_source=(type_dir / "user.j2").read_text(encoding="utf-8"),
     )
-    render(doc, doc.example_values())  # templates must compile and render their own example
+    render(doc, doc.example_values(), route=None)  # templates must compile with their example
     return doc
 
 
@@ -403,15 +404,19 @@ def unknown_fields(doc_type: DocType, names: Sequence[str]) -> list[str]:
     return [n for n in names if n not in declared]
 
 
-def render(doc_type: DocType, values: Mapping[str, object]) -> RenderedPrompt:
-    """Validate the values and render system + user prompts; FieldErrors / TemplateProblem."""
+def render(
+    doc_type: DocType, values: Mapping[str, object], *, route: RouteDecision | None
+) -> RenderedPrompt:
+    """Validate the values and render system + user prompts; FieldErrors / TemplateProblem.
+    `route`: the transfer route the facts lead to (app.drafting.context.decide_route), stated
+    in the prompt of a type written for a transfer."""
     clean = validate_values(doc_type, values)
     context: dict[str, object] = {
         **clean,
         "required_sections": list(doc_type.required_sections),
         "statutes": list(doc_type.statutes),
         "numbering": doc_type.numbering,
-        "route": route_context(doc_type, clean),
+        "route": route_context(route),
     }
     env = sandbox()
     try:
@@ -430,14 +435,9 @@ def render(doc_type: DocType, values: Mapping[str, object]) -> RenderedPrompt:
     )
 
 
-def route_context(doc_type: DocType, values: Mapping[str, str]) -> dict[str, object] | None:
-    """The transfer route the form's facts lead to, as template data; None when the type is not
-    about a transfer or the facts are not all filled in."""
-    if doc_type.route is None:
-        return None
-    from app.route.form import decision_from_values
-
-    decision = decision_from_values(values)
+def route_context(decision: RouteDecision | None) -> dict[str, object] | None:
+    """The decided transfer route as template data; None when the type is not about a
+    transfer or the facts are not all filled in."""
     if decision is None:
         return None
     return {

@@ -4,7 +4,7 @@ For each document type × fact set (bench/drafting_cases.yaml: the type's exampl
 more) × way of writing (outline parts written `assemble` | `adapt` | `write`, and free-form) ×
 speculation (one embedded server per mode, all started at once; each draft is sent to every
 server in turn, so the shared CPU's load hits every arm alike), one draft through the draft
-service (app.drafting.generation.prepare_draft / start_draft), as the page and `lexspec draft` make
+service (app.drafting.context.prepare / app.drafting.service.start_draft), as the page and `lexspec draft` make
 them. Reports per (speculation, writing, type): drafts with zero error findings, the share of
 generated parts that passed the prose gates (the rest fell back to their clause), tokens,
 drafted/accepted tokens, decode speed, TTFT of the first and later parts, prefix-cache hits and
@@ -33,7 +33,8 @@ sys.path.insert(0, str(REPO))
 
 from app.config import EndpointConfig  # noqa: E402
 from app.domain import PART_WRITINGS, PartWriting  # noqa: E402
-from app.drafting.generation import prepare_draft, run_to_end, start_draft  # noqa: E402
+from app.drafting.context import prepare  # noqa: E402
+from app.drafting.service import run_to_end, start_draft  # noqa: E402
 from app.llm.client import OpenAIClient  # noqa: E402
 from app.ops import process  # noqa: E402
 from app.prompts import load_library  # noqa: E402
@@ -89,7 +90,7 @@ def one_draft(url: str, spec: str, doc: Any, case: int, values: dict[str, str], 
     client = OpenAIClient(EndpointConfig(base_url=url))
     params = replace(doc.defaults, max_tokens=max_tokens, seed=case, temperature=temperature)
     outline = mode != "free-form"
-    prepared = prepare_draft(
+    prepared = prepare(
         doc, values, prompts_dir=REPO / "prompts", client=client, params=params,
         mode="outline" if outline else "free-form",
     )  # fmt: skip

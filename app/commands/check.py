@@ -1,5 +1,8 @@
 """`lexspec check FILE|- [--doc-type TYPE] [--facts FACTS.json] [--format json|text]`: numbering,
-citation and (with --facts, the form's values) facts checks.
+citation and (with --facts, the form's values) facts checks; `lexspec check --generation ID
+[FILE|-]`: a logged draft's text (its newest revision, or FILE) checked in that draft's context
+(its type, date, form facts and continuation prefix), as the Draft page and a saved revision
+check it (app.drafting.checking.check).
 
 Exit status: 0 no error-severity finding, 1 at least one, 2 bad input (file, type, catalogue)."""
 
@@ -9,12 +12,17 @@ import argparse
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
 from app.domain import describe
 from app.i18n import cli_text, t
+
+if TYPE_CHECKING:
+    from app.domain import CheckResult
+    from app.drafting.context import DraftContext
 
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -25,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.check.check.help"),
         description=cli_text("cli.check.check.description"),
     )
-    p.add_argument("file", help=cli_text("cli.check.file"))
+    p.add_argument("file", nargs="?", help=cli_text("cli.check.file"))
+    p.add_argument("--generation", type=int, help=cli_text("cli.check.generation"))
     p.add_argument("--doc-type", help=cli_text("cli.check.doc_type"))
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help=cli_text("cli.check.format")
@@ -39,8 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=handle)
 
 
-def read_facts(source: str) -> Any:
-    """The form's values from a JSON object file, as the facts check reads them."""
+def read_facts(source: str) -> dict[str, str]:
+    """The form's values from a JSON object file, checked as the facts check reads them."""
     from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD
     from app.validation.facts import form_facts
 
@@ -55,7 +64,7 @@ def read_facts(source: str) -> Any:
         if isinstance(data, dict)
         else {}
     )
-    facts = form_facts(values)
+    facts = form_facts(values, None)
     if facts is None:
         raise InputError(
             f"表单事实文件应为 JSON 对象，且含 individuals_count：{source}",
@@ -74,7 +83,7 @@ def read_facts(source: str) -> Any:
         raise InputError(
             t("route.bad_count", "zh", fields=fields), t("route.bad_count", "en", fields=fields)
         )
-    return facts
+    return values
 
 
 def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
@@ -106,7 +115,7 @@ def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
     return tuple(sections)
 
 
-def format_text(text: str, result: Any, lang: str) -> str:
+def format_text(text: str, result: CheckResult, lang: str) -> str:
     """One line per finding: line:col severity code message [→ suggestion]."""
     from app.validation import line_cols
 
@@ -119,29 +128,67 @@ def format_text(text: str, result: Any, lang: str) -> str:
     return "\n".join(lines)
 
 
-def _summary(result: Any, lang: str) -> str:
+def _summary(result: CheckResult, lang: str) -> str:
     errors = sum(f.severity == "error" for f in result.findings)
     total, cites = len(result.findings), len(result.citations)
     return t("cli.check.summary", lang, total=total, errors=errors, cites=cites)
 
 
-def handle(args: argparse.Namespace) -> int:
+def _file_context(args: argparse.Namespace, prompts_dir: Path) -> DraftContext:
+    """A FILE checked against --doc-type's required sections, --facts and --date (today)."""
     from app.commands.cite import parse_date
+    from app.drafting.context import checking_context
+
+    day = parse_date(args.date)
+    sections = required_sections(args.doc_type, prompts_dir) if args.doc_type else ()
+    values = read_facts(args.facts) if args.facts else {}
+    return checking_context(None, values, doc_date=day, required_sections=sections)
+
+
+def _logged(args: argparse.Namespace) -> tuple[DraftContext, str]:
+    """A logged generation's context and text (FILE, else its newest saved text); --date
+    overrides the document's date."""
+    from app.commands.cite import parse_date
+    from app.database import session_scope
+    from app.drafting.context import stored_context
+    from app.drafting.revisions import current_text
+    from audit.store import get_generation
+
+    if args.doc_type or args.facts:
+        raise InputError(
+            "--generation 已带有文书类型与表单事实，不能再给 --doc-type 或 --facts",
+            "--generation brings its own type and form facts: no --doc-type or --facts with it",
+        )
+    with session_scope() as session:
+        stored = get_generation(args.generation, session=session)
+        now = current_text(args.generation, session=session) if stored is not None else None
+    if stored is None or now is None:
+        gid = args.generation
+        raise InputError(f"没有编号为 {gid} 的生成记录", f"No generation #{gid}")
+    context = stored_context(stored)
+    if args.date:
+        context = replace(context, doc_date=parse_date(args.date))
+    return context, read_draft(args.file) if args.file else now.text
+
+
+def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.validation import CatalogueError, check, default_catalogue
-    from app.validation.facts import with_facts
+    from app.drafting.checking import check
+    from app.validation import CatalogueError, default_catalogue
 
     settings = get_settings()
     lang = settings.lang
     try:
-        day = parse_date(args.date)
-        text = read_draft(args.file)
-        sections = required_sections(args.doc_type, settings.prompts_dir) if args.doc_type else ()
-        facts = read_facts(args.facts) if args.facts else None
-        result = check(
-            text, required_sections=sections, catalogue=default_catalogue(), doc_date=day
-        )
-        result = with_facts(result, text, facts)
+        default_catalogue()  # a broken firm statute file is reported, not replaced
+        if args.generation is not None:
+            context, text = _logged(args)
+        elif args.file is None:
+            raise InputError(
+                "请给出文件（或 -），或 --generation", "Give a FILE (or -), or --generation"
+            )
+        else:
+            context, text = _file_context(args, settings.prompts_dir), read_draft(args.file)
+        result = check(context, text)
     except (InputError, CatalogueError) as exc:
         print(describe(exc).text(lang), file=sys.stderr)
         return 2

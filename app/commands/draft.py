@@ -21,7 +21,9 @@ from app.i18n import cli_text
 if TYPE_CHECKING:
     from app.config import Settings
     from app.domain import GenerationParams, GenerationStats
-    from app.drafting.generation import GenerationOutcome, PreparedDraft
+    from app.drafting.context import DraftContext
+    from app.drafting.outcome import GenerationOutcome, Run
+    from app.llm.client import LLMClient
     from app.prompts import DocType
 
 NOT_LOGGED = 3  # exit code: the draft is shown but the audit log was not written
@@ -107,19 +109,19 @@ def _prepare(
     doc: DocType,
     values: dict[str, str],
     params: GenerationParams,
-    client: Any,
+    client: LLMClient,
     settings: Settings,
     args: argparse.Namespace,
-) -> PreparedDraft | None:
+) -> DraftContext | None:
     """Render the form, plan the outline and check the context (the draft service)."""
-    from app.drafting.generation import prepare_draft
+    from app.drafting.context import prepare
     from app.outline.compose import OutlineProblem
     from app.outline.model import OutlineError
     from app.prompts import ContextTooLong, FieldErrors, TemplateProblem
 
     lang = args.lang or settings.lang
     try:
-        return prepare_draft(
+        return prepare(
             doc,
             values,
             prompts_dir=settings.prompts_dir,
@@ -200,7 +202,7 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     elif outcome.status == "error":
         lines.append(msg("error", lang, detail=outcome.error))
     if outcome.marks:
-        lines.append(msg("marks", lang, marks=", ".join(outcome.marks)))
+        lines.append(msg("marks", lang, marks=", ".join(str(m) for m in outcome.marks)))
     if empty := parts_without_text(outcome.marks):
         lines.append(msg("no_text", lang, parts=empty))
     lines += _outline_lines(outcome, lang)
@@ -224,21 +226,21 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     return lines
 
 
-def _stream(run: Any, lang: str) -> GenerationOutcome:
+def _stream(run: Run, lang: str) -> GenerationOutcome:
     """Print the draft as it arrives (an outline draft part by part, each part once final, with
     its progress on stderr, and where it waits in the server's queue while it says so); Ctrl-C
     cancels and still returns the partial outcome."""
-    settled = getattr(run, "settled_text", None)
+    outline = run.mode == "outline"
     printed = ""
     updates = iter(run)
     try:
         for update in updates:
             if update.queued and not update.delta:
                 sys.stderr.write(msg("queued", lang, ahead=update.queued) + "\n")
-            elif settled is None:
+            elif not outline:
                 sys.stdout.write(update.delta)
             else:
-                now = settled()
+                now = run.settled_text()
                 sys.stdout.write(now[len(printed) :])
                 printed = now
                 sys.stderr.write("." if update.delta else "")
@@ -246,8 +248,8 @@ def _stream(run: Any, lang: str) -> GenerationOutcome:
     except KeyboardInterrupt:
         run.cancel()
         updates.close()
-    outcome: GenerationOutcome = run.outcome()
-    if settled is not None:
+    outcome = run.outcome()
+    if outline:
         sys.stderr.write("\n")
         if outcome.text.startswith(printed):  # the stopped part, as far as it got
             sys.stdout.write(outcome.text[len(printed) :])
@@ -255,7 +257,7 @@ def _stream(run: Any, lang: str) -> GenerationOutcome:
     return outcome
 
 
-def _client(settings: Settings, endpoint: str, lang: str) -> Any | None:
+def _client(settings: Settings, endpoint: str, lang: str) -> LLMClient | None:
     from app.llm import LLMError, make_client
 
     try:
@@ -281,14 +283,12 @@ def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
     """The draft as JSON for --report: type, status, route (null when the type has none), the
     form's values used, each part's section, title, source, clause and failed gates, and the
     findings."""
-    from app.prompts import route_context
-
     values = dict(outcome.rendered.values)
-    route = route_context(doc, values)
+    route = outcome.context.route
     return {
         "doc_type": doc.id,
         "status": outcome.status,
-        "route": route["route"] if route else None,
+        "route": route.route if route else None,
         "fields": values,
         "parts": [
             {
@@ -325,7 +325,7 @@ def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
 
 def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.drafting.generation import start_draft
+    from app.drafting.service import start_draft
 
     settings = get_settings()
     lang = args.lang or settings.lang

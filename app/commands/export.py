@@ -6,11 +6,15 @@ import argparse
 import datetime as dt
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
 from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
+
+if TYPE_CHECKING:
+    from app.domain import CheckResult
+    from app.prompts import DocType
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -51,7 +55,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _doc_type(type_id: str | None) -> Any:
+def _doc_type(type_id: str | None) -> DocType | None:
     """The DocType named `type_id`, or None; raises ValueError with a bilingual message."""
     if not type_id:
         return None
@@ -65,12 +69,15 @@ def _doc_type(type_id: str | None) -> Any:
     return library.types[type_id]
 
 
-def _checked(text: str, doc_type: Any, day: dt.date) -> Any:
-    """The checks against the configured catalogue (a broken firm file is reported)."""
-    from app.validation import check, default_catalogue
+def _checked(text: str, doc_type: DocType | None, day: dt.date) -> CheckResult:
+    """The draft's checks (app.drafting.checking.check) under the type on `day`; a broken firm
+    statute file is reported, not replaced."""
+    from app.drafting.checking import check
+    from app.drafting.context import checking_context
+    from app.validation import default_catalogue
 
-    required = tuple(doc_type.required_sections) if doc_type is not None else ()
-    return check(text, required_sections=required, catalogue=default_catalogue(), doc_date=day)
+    default_catalogue()
+    return check(checking_context(doc_type, {}, doc_date=day), text)
 
 
 def _output_path(args: argparse.Namespace) -> Path:

@@ -15,10 +15,17 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.domain import describe
 from app.i18n import cli_text
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from app.review.studies import GenerationProgress
+    from audit.domain import User
+    from audit.review_domain import StudySpec
 
 SPEC_EXAMPLE = """name: n-gram vs plain
 doc_type: clause-continuation
@@ -79,7 +86,7 @@ def register(sub: Any) -> None:
             parser.add_argument("--lang", choices=("zh", "en"), default=None)
 
 
-def _actor(args: argparse.Namespace, session: Any) -> Any:
+def _actor(args: argparse.Namespace, session: Session) -> User:
     """The account named by --as (looked up once, by the command); PermissionDenied if none."""
     from app.accounts import PermissionDenied
     from audit.users import get_user
@@ -114,7 +121,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     return run
 
 
-def load_spec(path: Path) -> Any:
+def load_spec(path: Path) -> StudySpec:
     """A StudySpec from YAML; ReviewError with both languages when the file is malformed."""
     import yaml
 
@@ -213,7 +220,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bar(p: Any) -> None:
+def _bar(p: GenerationProgress) -> None:
     width = 30
     filled = width * p.done // max(p.total, 1)
     line = f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total}"

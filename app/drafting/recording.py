@@ -1,7 +1,8 @@
 """Keeping a generation's outcome: the audit log, else the spool; never lost, never silent.
 
-`keep(outcome, user_name=...)` is what the drafting page and `lexspec draft` call when a
-generation ends. It writes the outcome to the audit log in its own unit of work (again
+`keep(outcome, user_name=...)` is the one door to the log: the drafting page, `lexspec draft`
+and study generation call it when a generation ends (`to_record` maps the outcome to the
+log's record). It writes the outcome to the audit log in its own unit of work (again
 after a transient lock or connection blip), with any spooled records replayed ahead of it
 in the hash chain. When the database still cannot be written, the record goes to the spool
 file (audit.spool) and the returned `Kept.problem` says so, for the page or the command to
@@ -12,17 +13,16 @@ they could not be read back (audit.spool).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.domain import Bilingual
+from app.drafting.outcome import GenerationOutcome
+from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
-    from app.drafting.generation import GenerationOutcome
-    from audit.domain import GenerationRecord
+    from sqlalchemy.orm import Session, sessionmaker
 
 
 @dataclass(frozen=True)
@@ -52,27 +52,32 @@ def spool_status() -> SpoolStatus:
     return SpoolStatus(target.pending(), target.quarantined(), target.path, target.quarantine_path)
 
 
-def keep(outcome: GenerationOutcome, *, user_name: str) -> Kept:
-    """Write `outcome` to the audit log, or spool it when the database cannot be written."""
+def keep(
+    outcome: GenerationOutcome,
+    *,
+    user_name: str,
+    factory: sessionmaker[Session] | None = None,
+) -> Kept:
+    """Write `outcome` to the audit log, or spool it when the database cannot be written.
+    `factory`: the sessions of the log (default: the app's database)."""
     from sqlalchemy.exc import SQLAlchemyError
-
-    from app.drafting.generation import to_record
 
     record = to_record(outcome, user_name=user_name)
     try:
-        return Kept(_log(record))
+        return Kept(_log(record, factory))
     except (SQLAlchemyError, OSError) as exc:  # the database cannot be written: spool, say why
         return _spool(record, _reason(exc))
     except ValueError as exc:  # a record the log refuses would block the spool: set it aside
         return _refused(record, _reason(exc))
 
 
-def _log(record: GenerationRecord) -> int:
+def _log(record: GenerationRecord, factory: sessionmaker[Session] | None) -> int:
     from app.database import get_engine, spool, write
 
-    get_engine()  # first use: migrate, and replay the spool of an earlier run
+    if factory is None:
+        get_engine()  # first use: migrate, and replay the spool of an earlier run
     with spool().draining() as waiting:
-        return write(lambda session: _append(waiting, record, session))
+        return write(lambda session: _append(waiting, record, session), factory)
 
 
 def _append(waiting: list[GenerationRecord], record: GenerationRecord, session: Session) -> int:
@@ -136,3 +141,64 @@ def _reason(exc: BaseException) -> str:
     inner = getattr(exc, "orig", None) or exc
     text = str(inner).strip().splitlines()
     return f"{type(inner).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord:
+    """The audit log's record of this outcome (every field mapped)."""
+    rendered, stats, params = outcome.rendered, outcome.stats, outcome.params
+    params_dict: dict[str, Any] = asdict(params)
+    params_dict["stop"] = list(params.stop)
+    params_dict["draft"] = draft_notes(outcome)
+    return GenerationRecord(
+        user_name=user_name,
+        doc_type=rendered.doc_type,
+        template_id=rendered.template_id,
+        template_version=rendered.template_version,
+        template_hash=rendered.template_hash,
+        field_values=dict(rendered.values),
+        system_prompt=rendered.system,
+        user_prompt=rendered.user,
+        endpoint=outcome.endpoint_name,
+        model=outcome.model,
+        output_text=outcome.text,
+        status=outcome.status,
+        error_message=outcome.error,
+        speculative={"label": outcome.speculative_label} if outcome.speculative_label else {},
+        params=params_dict,
+        ttft_s=stats.ttft_s,
+        total_s=stats.total_s,
+        prompt_tokens=stats.prompt_tokens
+        if stats.prompt_tokens is not None
+        else rendered.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+        tokens_per_s=stats.tokens_per_s,
+        draft_tokens=stats.draft_tokens,
+        accepted_tokens=stats.accepted_tokens,
+        findings=list(outcome.findings),
+    )
+
+
+def draft_notes(outcome: GenerationOutcome) -> dict[str, Any]:
+    """Mode, guard marks, thinking (kept apart from the text) and per-part numbers, for the log
+    (`logged_context` reads the mode back)."""
+    notes: dict[str, Any] = {"mode": outcome.mode, "marks": [str(m) for m in outcome.marks]}
+    if outcome.thinking:
+        notes["thinking"] = outcome.thinking
+    if outcome.parts:
+        notes["parts"] = [
+            {
+                "index": p.index,
+                "status": p.status,
+                "finish_reason": p.finish_reason,
+                "ttft_s": p.stats.ttft_s,
+                "completion_tokens": p.stats.completion_tokens,
+                "prompt_tokens": p.stats.prompt_tokens,
+                "marks": [m.value for m in p.marks],
+                "budget": p.budget,
+                "budget_from": p.budget_from,
+            }
+            for p in outcome.parts
+        ]
+    if outcome.provenance:  # where each part came from: app, clause, adapted, model, placeholder
+        notes["provenance"] = [origin.to_dict() for origin in outcome.provenance]
+    return notes

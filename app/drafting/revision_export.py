@@ -29,12 +29,15 @@ def file_stem(generation: StoredGeneration, revision: StoredRevision | None) -> 
 def export_meta(
     generation: StoredGeneration, revision: StoredRevision | None, *, title: str
 ) -> ExportMeta:
-    """Title (document type), matter and client from the form, author and date of the version."""
-    values = generation.record.field_values
+    """Title (document type), matter and client from the form (the header the Draft page
+    gives the same draft), author and date of the version."""
+    from app.drafting.context import stored_context
+
+    header = stored_context(generation).header
     return ExportMeta(
         title=title,
-        matter_ref=str(values.get("matter_ref", "") or ""),
-        client=str(values.get("company_name", values.get("client", "")) or ""),
+        matter_ref=header.matter_ref,
+        client=header.client,
         author=revision.user_name if revision else generation.record.user_name,
         created=revision.created_at if revision else generation.created_at,
         generation_id=generation.id,

@@ -92,14 +92,16 @@ def save_revision(
     *,
     session: Session,
     base_revision: int,
-    required_sections: Sequence[str] = (),
 ) -> StoredRevision:
-    """Append `text` as the next revision of the generation, with findings re-checked on it.
+    """Append `text` as the next revision of the generation, with its findings: the draft's
+    context rebuilt from the log (the document's date, the facts, a continuation's prefix)
+    checked as the page checks it.
 
     `base_revision` is the revision the text was edited from (0: the model's text). A newer
     revision than that raises RevisionConflict (naming it and who saved it): a save never
     silently drops another tab's or another lawyer's revision."""
-    from app.drafting.generation import check_draft
+    from app.drafting.checking import check
+    from app.drafting.context import stored_context
 
     stored = reopen(user, generation_id, session=session)
     _check_editable(user, stored)
@@ -116,7 +118,7 @@ def save_revision(
             "与上次保存的文本相同，未新建修订。",
             "Same text as the last saved version; no new revision was made.",
         )
-    findings = check_draft(text, required_sections).findings
+    findings = check(stored_context(stored), text).findings
     return revision_store.append_revision(
         generation_id,
         text,

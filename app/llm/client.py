@@ -11,13 +11,13 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import httpx
 import openai
 
 from app.config import EndpointConfig, Settings
-from app.domain import GenerationParams, GenerationStats
+from app.domain import GenerationParams, GenerationStats, StreamStatus
 from app.llm.errors import (
     LLMError,
     explain,
@@ -28,7 +28,6 @@ from app.llm.errors import (
 )
 from app.llm.sse import Queued, SSEChunks
 
-Status = Literal["running", "complete", "stopped", "error"]
 Messages = Sequence[Mapping[str, str]]
 COUNT_TIMEOUT_S = 5.0  # counting tokens after a stop must not hold the page for long
 ChunkSource = Callable[[], Iterable[Any]]  # opens the request, yields ChatCompletionChunk-likes
@@ -56,7 +55,7 @@ class ChatStream:
         self.model = model
         # requests the server will serve before this one, while it says so (SSE comments)
         self.queued: int | None = None
-        self.status: Status = "running"
+        self.status: StreamStatus = "running"
         self.error: str | None = None
         self.finish_reason: str | None = None
         self.stats = GenerationStats()
@@ -134,7 +133,7 @@ class ChatStream:
             self._parts.append(text)
         return text
 
-    def _finish(self, status: Status, exc: BaseException | None = None) -> None:
+    def _finish(self, status: StreamStatus, exc: BaseException | None = None) -> None:
         self._close_source()
         self.status = status
         if status == "error" and exc is not None:

@@ -123,11 +123,16 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
 
 
 def workload(prompts_dir: Path) -> list[Messages]:
-    """One chat per document type of the prompt library, filled with its example values."""
+    """One chat per document type of the prompt library, filled with its example values (the
+    free-form prompt, with the example's own route)."""
+    from app.outline.prepare import example_route
     from app.prompts import load_library, render
 
     library = load_library(prompts_dir)
-    chats = [render(dt, dt.example_values()).messages() for _, dt in sorted(library.types.items())]
+    chats = [
+        render(dt, dt.example_values(), route=example_route(dt, dt.example_values())).messages()
+        for _, dt in sorted(library.types.items())
+    ]
     if not chats:
         raise BenchError(
             str(Bilingual("提示词库为空", f"the prompt library is empty: {library.errors}"))

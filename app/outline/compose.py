@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from jinja2 import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
+from app.domain import Guard, GuardMark
 from app.outline.clause_checks import render_clause
 from app.outline.clauses import ChosenClause, pick
 from app.outline.model import Outline, Part
@@ -194,14 +195,14 @@ def _clause_for(
     return ChosenClause(chosen.id, chosen.version, text)
 
 
-def parts_without_text(marks: Sequence[str]) -> int:
+def parts_without_text(marks: Sequence[GuardMark]) -> int:
     """How many parts of a draft show NO_TEXT, from the outcome's marks (part3:no_text)."""
-    return sum(1 for m in marks if m.endswith(":no_text"))
+    return sum(1 for m in marks if m.guard is Guard.NO_TEXT and m.part is not None)
 
 
-def parts_fallen_back(marks: Sequence[str]) -> int:
+def parts_fallen_back(marks: Sequence[GuardMark]) -> int:
     """How many model-written parts were replaced by their clause (part3:fallback)."""
-    return sum(1 for m in marks if m.endswith(":fallback"))
+    return sum(1 for m in marks if m.guard is Guard.FALLBACK and m.part is not None)
 
 
 def step_text(step: Step, prose: str = "") -> str:

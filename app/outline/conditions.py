@@ -23,13 +23,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.route.engine import RouteDecision
 from app.route.form import (
     CIIO_FIELD,
     IMPORTANT_FIELD,
-    INDIVIDUALS_FIELD,
-    SENSITIVE_FIELD,
     YES_NO,
-    decision_from_values,
+    form_counts,
     parse_count,
 )
 
@@ -149,18 +148,17 @@ def known_facts(field_names: Iterable[str]) -> tuple[str, ...]:
     return (*field_names, *DERIVED_FACTS)
 
 
-def condition_facts(values: Mapping[str, str], has_route: bool) -> dict[str, object]:
-    """The facts conditions are evaluated on, from the form's (validated) values; the route
-    only where the type is about a transfer (`has_route`: meta.yaml declares `route:`)."""
-    decision = decision_from_values(values) if has_route else None
+def condition_facts(values: Mapping[str, str], decision: RouteDecision | None) -> dict[str, object]:
+    """The facts conditions are evaluated on, from the form's (validated) values and the
+    route the draft's context decided (None: the type is not about a transfer)."""
     facts: dict[str, object] = {name: str(value) for name, value in values.items()}
-    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    individuals, sensitive = form_counts(values)
     facts.update(
         route=decision.route if decision else "",
         route_rule=decision.rule if decision else "",
         ciio=YES_NO.get(str(values.get(CIIO_FIELD) or "")),
         important=YES_NO.get(str(values.get(IMPORTANT_FIELD) or "")),
-        individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
-        sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
+        individuals=individuals,
+        sensitive=sensitive,
     )
     return facts

@@ -16,7 +16,8 @@ tests/unit/test_gates.py.
   ("措斉": 斉 is a Japanese form); (d) U+FFFD or a private-use character.
 - prose.repetition: a sentence of at least MIN_SENTENCE characters written twice, or a stretch of
   2 or more characters repeated 4 or more times in a row.
-- prose.wrong_fact: a count of people (a number followed by 人/名/位, or after 人数) that is not
+- prose.wrong_fact: a count of people (a number followed by 人/名/位, or after 人数; read as the
+  facts check reads counts, app.validation.count_claims) that is not
   the form's (the sensitive count where the number's own words, or the label before it, speak
   of 敏感个人信息), or a date that is not the
   form's, unless it is written the same way in the known text (a statutory threshold such as
@@ -31,7 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.domain import Finding
-from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
+from app.route.form import form_counts
+from app.validation.count_claims import PEOPLE_AFTER, about_sensitive
 from app.validation.messages import finding
 from app.validation.quantities import dates, quantities
 
@@ -46,9 +48,7 @@ BROKEN = re.compile(r"[\ufffd\ue000-\uf8ff]")
 LEAD_IN = re.compile(r"(?:[：:]|(?:如下|以下|下列)[。，,：:]?)\s*$")
 SENTENCE = re.compile(r"[^。！？；!?;\n]+[。！？；!?;]?")
 RUN = re.compile(r"(.{2,}?)\1{3,}", re.DOTALL)
-PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民))")
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")
-NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感")
 NOUN_END = re.compile(r"[，,。；;、）)]|和|及|与|以及")
 
 
@@ -70,10 +70,10 @@ def gate_facts(values: Mapping[str, str], known: str) -> GateFacts:
             day.add(dt.date.fromisoformat(str(value).strip()))
         except ValueError:
             continue
-    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    individuals, sensitive = form_counts(values)
     return GateFacts(
-        individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
-        sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
+        individuals=individuals,
+        sensitive=sensitive,
         dates=frozenset(day),
         known="\n".join((known, *map(str, values.values()))),
     )
@@ -136,7 +136,7 @@ def _expected(before: str, after: str, facts: GateFacts) -> set[int]:
     own = NOUN_END.split(after, maxsplit=1)[0]
     noun = PEOPLE_AFTER.sub("", own, count=1).strip("。！？；;：: ")
     label = before if COUNT_LABEL.search(before) or not noun else ""
-    if "敏感" in NOT_SENSITIVE.sub("", own + label):
+    if about_sensitive(own + label):
         return {facts.sensitive or 0}
     individuals = facts.individuals or 0
     return {individuals, individuals + (facts.sensitive or 0)}

@@ -17,6 +17,8 @@ from app.outline.compose import OutlinePlan, OutlineProblem, plan_outline
 from app.outline.conditions import ConditionError, condition_facts, known_facts, parse_condition
 from app.outline.model import Outline, OutlineError, OutlineLibrary, load_outline
 from app.outline.sources import SourceContext
+from app.route import RouteDecision
+from app.route.form import decision_from_values
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -24,10 +26,10 @@ if TYPE_CHECKING:
 
 
 def template_context(
-    outline: Outline, doc_type: DocType, values: Mapping[str, str]
+    outline: Outline, doc_type: DocType, values: Mapping[str, str], route: RouteDecision | None
 ) -> dict[str, object]:
-    """The jinja2 data of the outline's templates and clauses: the form's values and the
-    type's data (user values are data, never template source)."""
+    """The jinja2 data of the outline's templates and clauses: the form's values, the decided
+    route and the type's data (user values are data, never template source)."""
     from app.prompts import route_context
 
     return {
@@ -37,21 +39,26 @@ def template_context(
         "headings": list(outline.headings),
         # the transfer route the facts lead to (None for other types): the shared facts block
         # states it, so every generated part follows it rather than deciding it
-        "route": route_context(doc_type, values),
+        "route": route_context(route),
     }
 
 
-def plan_for(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> OutlinePlan:
+def plan_for(
+    outline: Outline, doc_type: DocType, values: Mapping[str, str], *, route: RouteDecision | None
+) -> OutlinePlan:
     """The outline rendered for these validated values (OutlineProblem when it cannot be):
-    parts, entries and clauses chosen by their `when:` on the form's facts and route."""
+    parts, entries and clauses chosen by their `when:` on the form's facts and the decided
+    `route` (app.drafting.context.decide_route)."""
     all_values = {f.name: values.get(f.name, "") for f in doc_type.fields} | dict(values)
     sources = SourceContext(
         values=values,
         labels={f.name: f.label_zh for f in doc_type.fields},
         doc_date=doc_type.document_date(values),
-        facts=condition_facts(all_values, doc_type.route is not None),
+        facts=condition_facts(all_values, route),
+        route=route,
     )
-    return plan_outline(outline, values, sources, template_context(outline, doc_type, values))
+    context = template_context(outline, doc_type, values, route)
+    return plan_outline(outline, values, sources, context)
 
 
 def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
@@ -64,12 +71,18 @@ def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
                 raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
 
 
+def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision | None:
+    """The route of the type's own example values, which its outline and clauses are checked
+    with (a draft's route is decided by its context, app.drafting.context.decide_route)."""
+    return decision_from_values(values) if doc_type.route is not None else None
+
+
 def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> ClauseContext:
     """What the type's clauses are checked against, for these (validated example) values."""
     return ClauseContext(
         parts=frozenset(p.key for p in outline.parts() if p.generated),
         facts=known_facts(f.name for f in doc_type.fields),
-        render_context=template_context(outline, doc_type, values),
+        render_context=template_context(outline, doc_type, values, example_route(doc_type, values)),
         doc_date=doc_type.document_date(values) or dt.date.today(),
     )
 
@@ -108,7 +121,7 @@ def check_outline(outline: Outline, doc_type: DocType) -> Outline:
     _check_conditions(outline, known_facts(f.name for f in doc_type.fields))
     try:
         values = validate_values(doc_type, doc_type.example_values())
-        plan_for(outline, doc_type, values)
+        plan_for(outline, doc_type, values, route=example_route(doc_type, values))
     except (OutlineProblem, ValueError) as exc:
         raise OutlineError(f"outline does not render for the example: {exc}") from exc
     accepted, refused = checked_clauses(outline, doc_type, values)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.domain import Bilingual, PartSource, PartWriting
 from app.outline.compose import ADAPT_ASK, NO_TEXT, Step
 from app.outline.gates import GateFacts, gate_facts, gate_findings
+
+if TYPE_CHECKING:
+    from app.outline.run import PartResult
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ def _short(zh: str, en: str) -> tuple[str, str]:
     return zh.split("（“")[0].split("（")[0], en.split(" (“")[0]
 
 
-def truncation_lines(parts: Sequence[Any], found: Sequence[PartOrigin], lang: str) -> list[str]:
+def truncation_lines(
+    parts: Sequence[PartResult], found: Sequence[PartOrigin], lang: str
+) -> list[str]:
     """One line per part cut by its budget, naming the budget that cut it: the part's own
     max_tokens in outline.yaml, or the draft's limit (the form's or the command's)."""
     from app.i18n import t

@@ -11,15 +11,27 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Literal
 
-from app.domain import CheckResult, GenerationParams, GenerationStats
+from app.domain import (
+    CheckResult,
+    GenerationParams,
+    GenerationStats,
+    GenerationStatus,
+    Guard,
+    PartWriting,
+    PhaseName,
+    StreamStatus,
+    final_status,
+)
 from app.llm.client import ChatStream, LLMClient
 from app.outline.compose import OutlinePlan, Step, assemble
 from app.outline.guards import SENTENCE_END, ThinkFilter, clean_prose, loop_start, to_sentence_end
 
 log = logging.getLogger(__name__)
-Checker = Callable[[str, Sequence[str]], CheckResult]
+# the draft's checks on a text (app.drafting.checking.check with the draft's context)
+Checker = Callable[[str], CheckResult]
+BudgetFrom = Literal["part", "draft", ""]
 
 
 @dataclass(frozen=True)
@@ -27,21 +39,21 @@ class PartResult:
     """How one generated part ended (for the outcome, the audit log and the benchmark)."""
 
     index: int
-    status: str  # complete | truncated | stopped | error
+    status: GenerationStatus
     finish_reason: str | None
     stats: GenerationStats
-    marks: tuple[str, ...] = ()  # repetition_trimmed | budget_trimmed | thinking_removed | no_text
+    marks: tuple[Guard, ...] = ()  # the guards that acted on this part
     thinking: str = ""
     error: str | None = None
     budget: int = 0  # the token budget the part had
-    budget_from: str = ""  # part: its own max_tokens (outline.yaml) | draft: the draft's limit
+    budget_from: BudgetFrom = ""  # part: its own max_tokens (outline.yaml) | draft: the draft's
 
 
 @dataclass(frozen=True)
 class Phase:
     """What the run is doing now, for the page: prompt (computing N prompt tokens), streaming."""
 
-    name: str  # prompt | streaming | done
+    name: PhaseName
     step: int
     steps: int
     heading: str = ""
@@ -53,7 +65,7 @@ def part_budget(base: GenerationParams, step: Step) -> int:
     return min(step.part.max_tokens, base.max_tokens)
 
 
-def budget_from(base: GenerationParams, step: Step) -> str:
+def budget_from(base: GenerationParams, step: Step) -> BudgetFrom:
     """Which limit is the part's budget: `part` (its max_tokens in outline.yaml) or `draft`
     (the form's / the command's max_tokens), so a truncation names what cut it."""
     return "part" if step.part.max_tokens <= base.max_tokens else "draft"
@@ -63,45 +75,24 @@ def _budget_params(base: GenerationParams, step: Step) -> GenerationParams:
     return replace(base, max_tokens=part_budget(base, step), stop=tuple(step.part.stop))
 
 
-def finish_part(raw: str, *, looped: bool, cut: bool) -> tuple[str, tuple[str, ...]]:
+def finish_part(raw: str, *, looped: bool, cut: bool) -> tuple[str, tuple[Guard, ...]]:
     """The part's final prose and its marks: a loop trimmed to the last good sentence, a cut
     by the budget (or a stop at a loop) ending at a sentence boundary. A part with no whole
     sentence keeps what it has, visibly cut off with "……" (marked budget_cut_mid_sentence)."""
-    marks: list[str] = []
+    marks: list[Guard] = []
     if looped:
-        marks.append("repetition_trimmed")
+        marks.append(Guard.REPETITION_TRIMMED)
     if looped or cut:
         trimmed = to_sentence_end(raw)
         if not trimmed and clean_prose(raw):
             return clean_prose(raw).rstrip("，、；：,;: ") + "……", (
                 *marks,
-                "budget_cut_mid_sentence",
+                Guard.BUDGET_CUT_MID_SENTENCE,
             )
         if cut and not looped and trimmed != raw.rstrip():
-            marks.append("budget_trimmed")
+            marks.append(Guard.BUDGET_TRIMMED)
         raw = trimmed
     return clean_prose(raw), tuple(marks)
-
-
-def with_context(checker: Checker, prefix: str) -> Checker:
-    """A checker that reads `prefix` (the clause a continuation follows) before the text, so
-    that continued numbering is judged in context; findings in the prefix are left out."""
-    if not prefix:
-        return checker
-
-    def check(text: str, required: Sequence[str]) -> CheckResult:
-        full = checker(prefix + text, required)
-        n = len(prefix)
-        return CheckResult(
-            findings=tuple(
-                replace(f, start=f.start - n, end=f.end - n) for f in full.findings if f.start >= n
-            ),
-            citations=tuple(
-                replace(c, start=c.start - n, end=c.end - n) for c in full.citations if c.start >= n
-            ),
-        )
-
-    return check
 
 
 def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
@@ -114,7 +105,6 @@ def drop_bad_sentences(
     prose: dict[int, str],
     steps: Sequence[Step],
     checker: Checker,
-    required: Sequence[str],
     keep: frozenset[int] = frozenset(),
 ) -> tuple[str, CheckResult, int]:
     """Remove generated sentences that carry an error finding (a wrong citation, a number the
@@ -123,7 +113,7 @@ def drop_bad_sentences(
     cut = 0
     for _round in range(5):
         text, spans = assemble(steps, prose)
-        check = checker(text, required)
+        check = checker(text)
         owners = [s.index for s in steps if s.generated and s.index in prose and prose[s.index]]
         spans = [span for owner, span in zip(owners, spans, strict=False) if owner not in keep]
         owners = [owner for owner in owners if owner not in keep]
@@ -143,7 +133,7 @@ def drop_bad_sentences(
             prose[owner] = clean_prose(body[:s] + body[e:])
             cut += 1
     text, _ = assemble(steps, prose)
-    return text, checker(text, required), cut
+    return text, checker(text), cut
 
 
 class PartStream:
@@ -175,13 +165,11 @@ class PartStream:
         cut = s.finish_reason == "length"
         prose, marks = finish_part(self.raw, looped=self.looped, cut=cut)
         if self.thinking.thinking:
-            marks += ("thinking_removed",)
+            marks += (Guard.THINKING_REMOVED,)
             log.info("part %d: thinking kept out of the draft: %r", index, self.thinking.thinking)
-        status: str = "stopped" if cancelled else s.status
-        if status == "stopped" and self.looped and not cancelled:
-            status = "complete"
-        if status == "complete" and cut:
-            status = "truncated"
+        # a part stopped by its repetition guard (not by the user) ended as its prose did
+        stream: StreamStatus = "complete" if s.status == "stopped" and self.looped else s.status
+        status = "stopped" if cancelled else final_status(stream, s.finish_reason)
         part = PartResult(
             index, status, s.finish_reason, s.stats, marks, self.thinking.thinking, s.error
         )
@@ -189,6 +177,6 @@ class PartStream:
 
 
 def open_part(
-    client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams, writing: str
-) -> Any:
+    client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams, writing: PartWriting
+) -> ChatStream:
     return client.stream_chat(plan.messages(step, writing), _budget_params(base, step))

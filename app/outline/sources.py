@@ -16,6 +16,7 @@ from typing import Any
 
 from app.outline.conditions import parse_condition
 from app.outline.model import Part
+from app.route.engine import RouteDecision
 from app.validation.numerals import int_to_chinese
 
 
@@ -27,6 +28,7 @@ class SourceContext:
     labels: Mapping[str, str]  # field name -> 中文 label
     doc_date: dt.date | None = None
     facts: Mapping[str, object] = field(default_factory=dict)  # app.outline.conditions facts
+    route: RouteDecision | None = None  # the route the draft's context decided
 
     def entries(self, part: Part) -> list[Any]:
         """The part's entries whose `when:` holds for the draft's facts (all without one)."""
@@ -156,9 +158,7 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
     """The transfer route the form's facts lead to (app.route: rules with their sources), its
     basis and the reason; one line saying so while a fact is missing. What would change the route
     stays on the page's route panel: its counterfactual counts would read as wrong facts."""
-    from app.route.form import decision_from_values
-
-    decision = decision_from_values(context.values)
+    decision = context.route
     if decision is None:
         return [
             "表单事实不全，无法判定出境路径：请填写是否为关键信息基础设施运营者、是否涉及重要数据和涉及人数。"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.drafting.generation import endpoint_writing
+from app.drafting.service import endpoint_writing
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import fallback_lines, source_line, truncation_lines
@@ -104,17 +104,15 @@ def _values(doc_type: DocType) -> dict[str, str]:
 
 
 def _on_generate(doc_type: DocType) -> None:
-    """Button callback: validate the form; a valid form becomes the pending request."""
-    from app.prompts import FieldErrors, TemplateProblem, render
+    """Button callback: validate the form; a valid form becomes the pending request (a
+    template that fails to render is reported when the draft is prepared)."""
+    from app.prompts import FieldErrors, validate_values
 
     st.session_state.pop(PROBLEM, None)
     try:
-        rendered = render(doc_type, _values(doc_type))
+        clean = validate_values(doc_type, _values(doc_type))
     except FieldErrors as exc:
         st.session_state[ERRORS] = dict(exc.errors)
-        return
-    except TemplateProblem as exc:
-        st.session_state[PROBLEM] = str(exc)
         return
     st.session_state.pop(ERRORS, None)
     params = replace(
@@ -128,11 +126,9 @@ def _on_generate(doc_type: DocType) -> None:
     st.session_state[REQUEST] = draft_run.DraftRequest(
         doc_type_id=doc_type.id,
         title=doc_type.title(lang()),
-        rendered=rendered,
+        values={k: v for k, v in clean.items() if v},
         params=params,
-        required_sections=tuple(doc_type.required_sections),
         endpoint=chosen_endpoint(),
-        doc_date=doc_type.document_date(rendered.values),
         mode=None if st.session_state.get(MODE, "outline") == "outline" else "free-form",
     )
 
@@ -142,8 +138,7 @@ def _form_changed(doc_type: DocType) -> bool:
     last = st.session_state.get(RESULT)
     if last is None:
         return False
-    rendered = last.request.rendered
-    return last.request.doc_type_id != doc_type.id or dict(rendered.values) != _values(doc_type)
+    return last.request.doc_type_id != doc_type.id or last.request.values != _values(doc_type)
 
 
 def _pick_type() -> DocType | None:
@@ -178,7 +173,7 @@ def _inputs_of(result: draft_run.DraftResult, doc_type: DocType) -> None:
     same_type = doc_type.id == result.request.doc_type_id
     ui_lang = lang()
     with st.expander(tr("regenerate.inputs")):
-        for name, value in result.request.rendered.values.items():
+        for name, value in result.request.values.items():
             spec = doc_type.get_field(name) if same_type else None
             label = spec.label(ui_lang) if spec else name
             shown = spec.choice_label(value, ui_lang) if spec else value
@@ -229,7 +224,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.warning(tr("outline.fallback_note", parts=fallen))
     _show_parts(result)
     if result.marks:
-        st.caption(tr("outline.marks", marks=", ".join(result.marks)))
+        st.caption(tr("outline.marks", marks=", ".join(str(m) for m in result.marks)))
     if result.thinking:
         st.caption(tr("outline.thinking", chars=len(result.thinking)))
     st.caption(tr("draft.result_caption", status=status_text, id=result.generation_id or "—"))
@@ -237,24 +232,18 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.error(tr("draft.record_failed", detail=result.record_error))
     show_stats(result.stats)
     _inputs_of(result, doc_type)
-    if not result.text:
+    context = result.context  # the document's date, the form's facts, a continuation's prefix
+    if not result.text or context is None:
         return
     edited = revisions_view.editor(result)  # the newest saved revision, else the model's text
     revisions_view.save_button(result, edited)
-    request = result.request  # the form's date field: statutes in force on it; its facts
-    check = draft_run.check_text(
-        edited,
-        request.required_sections,
-        request.doc_date,
-        request.rendered.values,
-        request.check_prefix,
-    )
+    check = draft_run.check_text(context, edited)
     left, right = st.columns([3, 2])
     with left:
         st.markdown(f"**{tr('draft.highlighted')}**")
         show_text(edited, check.findings)
     with right:
-        show_findings(check.findings, citations=check.citations, on=request.doc_date)
+        show_findings(check.findings, citations=check.citations, on=context.doc_date)
     draft_run.download_buttons(result, edited, check, user_name)
     revisions_view.approve_button(result, edited)
 

@@ -11,13 +11,22 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import CheckResult, GenerationParams, GenerationStats, RenderedPrompt, describe
+from app.domain import (
+    CheckResult,
+    DraftMode,
+    GenerationParams,
+    GenerationStats,
+    GenerationStatus,
+    GuardMark,
+    describe,
+)
+from app.drafting.context import DraftContext
 from app.pages.findings_view import show_findings, show_text
 from app.pages.ui_state import client, lang, settings, tr
 
@@ -25,11 +34,12 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
     from app.config import EndpointConfig
-    from app.drafting.generation import DraftRun, GenerationOutcome, PreparedDraft
+    from app.drafting.freeform import DraftRun
+    from app.drafting.outcome import GenerationOutcome
+    from app.drafting.outline_run import OutlineRun
     from app.llm.client import LLMClient
     from app.outline.provenance import PartOrigin
     from app.outline.run import PartResult, Phase
-    from app.outline.runner import OutlineRun
 
 RESULT = "draft.result"
 LIVE = "draft.live"
@@ -37,32 +47,32 @@ LIVE = "draft.live"
 
 @dataclass(frozen=True)
 class DraftRequest:
-    """What the Generate (or Regenerate / Retry) button asked for, from the form at that click."""
+    """What the Generate (or Regenerate / Retry) button asked for, from the form at that click;
+    `prepare` turns it into the draft's context."""
 
     doc_type_id: str
     title: str
-    rendered: RenderedPrompt
+    values: dict[str, str]  # the form's validated, filled-in values
     params: GenerationParams
-    required_sections: tuple[str, ...]
     endpoint: str
-    doc_date: date | None = None  # the form's date field (DocType.document_date); None: today
-    mode: str | None = None  # outline | free-form; None: the outline where the type has one
-    check_prefix: str = ""  # a continuation is checked after the clause it continues
+    mode: DraftMode | None = None  # None: the outline where the type has one
 
 
 @dataclass
 class DraftResult:
-    """The last generation's outcome as the page shows it."""
+    """The last generation's outcome as the page shows it, with the context it was drafted in
+    (None when it could not be prepared)."""
 
     request: DraftRequest
-    status: str
+    context: DraftContext | None
+    status: GenerationStatus
     text: str
     stats: GenerationStats
     error: BaseException | str | None = None
     generation_id: int | None = None
     record_error: str = ""
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
-    marks: tuple[str, ...] = ()
+    marks: tuple[GuardMark, ...] = ()
     thinking: str = ""
     parts: tuple[PartResult, ...] = ()  # outline drafts: how each generated part ended
     provenance: tuple[PartOrigin, ...] = ()  # outline drafts: where each part came from
@@ -71,53 +81,66 @@ class DraftResult:
         return describe(self.error).text(ui_lang)
 
 
-def check_text(
-    text: str,
-    required_sections: tuple[str, ...],
-    doc_date: date | None = None,
-    values: dict[str, str] | None = None,
-    prefix: str = "",
-) -> CheckResult:
-    """Findings for the (possibly edited) text, with the firm's statute catalogue if any, on
-    the document's date (today when the form has none), the facts check against the form's
-    values where they are a transfer's, and after `prefix` (the clause a continuation
-    continues)."""
-    from app.drafting.generation import checker_for
-    from app.outline.run import with_context
+def check_text(context: DraftContext, text: str) -> CheckResult:
+    """Findings for the (possibly edited) text under the draft's context (app.drafting.checking:
+    the same check a saved revision and `lexspec check --generation` run)."""
+    from app.drafting.checking import check
 
-    checker = checker_for(values or {}, doc_date)
-    return with_context(checker, prefix)(text, required_sections)
+    return check(context, text)
 
 
-def _prepare(request: DraftRequest) -> tuple[LLMClient, PreparedDraft] | None:
-    """The client and the prepared draft (outline planned, context checked); None (with a
-    message) if the prompt does not fit or the server is not there."""
-    from app.drafting.generation import prepare_draft
+def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
+    """The client and the draft's context (outline planned, prompt fitted to the model); None
+    (with a message) if the template fails, the prompt does not fit or the server is not there."""
+    from app.drafting.context import prepare
     from app.pages.ui_state import library
-    from app.prompts import ContextTooLong
+    from app.prompts import ContextTooLong, TemplateProblem
 
     try:
         llm = client(request.endpoint)
-        prepared = prepare_draft(
+        context = prepare(
             library().types[request.doc_type_id],
-            request.rendered.values,
+            request.values,
             prompts_dir=settings().prompts_dir,
             client=llm,
             params=request.params,
-            mode=request.mode,  # type: ignore[arg-type]
+            mode=request.mode,
         )
+    except TemplateProblem as exc:
+        st.error(tr("draft.template_problem", detail=str(exc)))
+        return None
     except ContextTooLong as exc:
         st.error(tr("draft.context_too_long", detail=describe(exc).text(lang())))
         return None
     except Exception as exc:  # a server that is down or misconfigured: say so, offer Retry
         _server_problem(request, exc)
         return None
-    return llm, prepared
+    return llm, context
 
 
 def _server_problem(request: DraftRequest, exc: BaseException) -> None:
+    """An error result for a server that is not there, with the draft's context prepared
+    without it (the prompt the form gives now), where the form still renders."""
+    from app.drafting.context import prepare
+    from app.pages.ui_state import library
+
+    try:
+        context: DraftContext | None = prepare(
+            library().types[request.doc_type_id],
+            request.values,
+            prompts_dir=settings().prompts_dir,
+            params=request.params,
+            mode=request.mode,
+        )
+    except Exception:  # noqa: BLE001 - the server's problem is the one to show
+        context = None
     st.session_state[RESULT] = DraftResult(
-        request, "error", "", GenerationStats(), error=tr("draft.server_down", detail=str(exc))
+        request,
+        context,
+        "error",
+        "",
+        GenerationStats(),
+        error=tr("draft.server_down", detail=str(exc)),
     )
 
 
@@ -147,18 +170,22 @@ class LiveDraft:
 
 
 def _result_of(live: LiveDraft, user_name: str) -> DraftResult:
-    """The run's outcome (complete, stopped or error), written to the audit log."""
+    """The run's outcome (complete, stopped or error), written to the audit log. A run that
+    cannot give its outcome (it never finished) is kept as stopped with the text that arrived."""
     try:
         outcome = live.run.outcome()
-    except Exception as exc:
-        return DraftResult(live.request, "stopped", live.text, GenerationStats(), error=exc)
+    except Exception as exc:  # noqa: BLE001 - whatever broke the run, its text is still kept
+        from app.drafting.outcome import unfinished
+
+        outcome = unfinished(live.run, live.text, exc)
     gen_id, record_error = _record(outcome, user_name)
     return DraftResult(
         live.request,
-        str(outcome.status),
-        str(outcome.text or live.text),
+        outcome.context,
+        outcome.status,
+        outcome.text or live.text,
         outcome.stats,
-        error=getattr(outcome, "error", None),
+        error=outcome.error,
         generation_id=gen_id,
         record_error=record_error,
         marks=tuple(outcome.marks),
@@ -217,7 +244,7 @@ def _consume(
             if prompt or (not update.delta and (update.queued is not None or first is None)):
                 # waiting: for a part's prompt, or in the server's queue (as it says)
                 ahead = tr("draft.queued_ahead", ahead=update.queued) if update.queued else ""
-                line = phase_text(update.phase) if prompt else ""
+                line = phase_text(update.phase) if update.phase is not None and prompt else ""
                 status.caption(_after_queue(ahead or (queued if first is None else ""), line))
                 show_text(update.text, (), box)
                 continue
@@ -229,7 +256,7 @@ def _consume(
             status.caption(line)
             show_text(update.text, update.check.findings if update.check else (), box)
             if update.check is not None:
-                on = live.request.doc_date
+                on = live.run.context.doc_date
                 show_findings(update.check.findings, findings_box, update.check.citations, on)
         return True
     finally:
@@ -261,22 +288,20 @@ def phase_text(phase: Phase) -> str:
 
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.drafting.generation import start_draft
+    from app.drafting.service import start_draft
 
     ready = _prepare(request)
     if ready is None:
         return
     llm, prepared = ready
-    prefix = prepared.plan.check_prefix if prepared.plan is not None else ""
-    request = replace(request, rendered=prepared.rendered, mode=prepared.mode, check_prefix=prefix)
     endpoint = settings().all_endpoints()[request.endpoint]
     area = st.empty()
     with area.container():
         st.button(tr("draft.stop"), key="draft.stop", type="primary", icon=":material/stop_circle:")
         status, box, findings_box = st.empty(), st.empty(), st.empty()
     queued = queue_text(endpoint)
-    if prepared.mode == "free-form" and prepared.rendered.prompt_tokens:
-        prompt = tr("outline.free_prompt", tokens=prepared.rendered.prompt_tokens)
+    if prepared.mode == "free-form" and prepared.prompt.prompt_tokens:
+        prompt = tr("outline.free_prompt", tokens=prepared.prompt.prompt_tokens)
         status.caption(_after_queue(queued, prompt))
     elif queued:
         status.caption(queued)
@@ -304,22 +329,20 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     cols[0].download_button(
         tr("draft.download_md"), text.encode("utf-8"), f"{stem}.md", "text/markdown", key="dl.md"
     )
-    from app.drafting.generation import export_header
-    from app.pages.ui_state import library
-
-    doc_type = library().types.get(result.request.doc_type_id)
-    header = export_header(doc_type, result.request.rendered.values)
+    context = result.context
+    if context is None:
+        return
     meta = ExportMeta(
         title=result.request.title,
-        matter_ref=header["matter_ref"],
-        client=header["client"],
+        matter_ref=context.header.matter_ref,
+        client=context.header.client,
         author=user_name,
         created=datetime.now(),
         generation_id=result.generation_id,
-        template_hash=result.request.rendered.template_hash,
+        template_hash=context.prompt.template_hash,
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
-    cited = cited_articles_of(check.citations, result.request.doc_date) if with_articles else ()
+    cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
     try:
         docx = draft_to_docx(text, meta=meta, findings=check.findings, cited_articles=cited)
     except Exception as exc:

@@ -114,9 +114,7 @@ def _newer_than_base(result: DraftResult, text: str) -> None:
         st.html(to_html(redline(revision.text, text)))
 
 
-def save(
-    user: User, result: DraftResult, text: str, required: tuple[str, ...]
-) -> StoredRevision | None:
+def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
     """Save `text` as a revision based on the one the editor was opened on; shows the outcome,
     returns the revision or None."""
     from app.drafting import revisions
@@ -127,9 +125,7 @@ def save(
     base = _bases().get(gid, (0, result.text))[0]
     try:
         with db_session() as session:
-            saved = revisions.save_revision(
-                user, gid, text, session=session, base_revision=base, required_sections=required
-            )
+            saved = revisions.save_revision(user, gid, text, session=session, base_revision=base)
     except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
@@ -157,7 +153,7 @@ def save_button(result: DraftResult, text: str) -> None:
         icon=":material/save:",
     )
     if clicked:
-        save(user, result, text, result.request.required_sections)
+        save(user, result, text)
     elif text != _bases().get(result.generation_id, (0, result.text))[1]:
         cols[1].caption(tr("revisions.unsaved"))
     _newer_than_base(result, text)
@@ -176,7 +172,7 @@ def approval_text(user: User, result: DraftResult, text: str) -> tuple[str, int 
     if now is None:
         return text, None
     if text != now.text:
-        saved = save(user, result, text, result.request.required_sections)
+        saved = save(user, result, text)
         if saved is None:
             return None
         revision = saved

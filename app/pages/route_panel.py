@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.drafting.context import decide_route
 from app.pages.ui_state import lang, tr
-from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
+from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
 
 if TYPE_CHECKING:
     from app.prompts import DocType
@@ -34,7 +35,7 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
     with st.container(border=True, key="route.panel"):
         st.markdown(f"**{tr('route.title')}**")
         bad = _bad_counts(doc_type, values)
-        decision = None if bad else decision_from_values(values)
+        decision = None if bad else decide_route(doc_type, values)  # as a draft's context will
         if bad:
             st.warning(tr("route.bad_count", fields="、".join(bad)), icon=":material/warning:")
         if decision is None:

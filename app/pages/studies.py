@@ -47,7 +47,7 @@ def _reviewer_names() -> list[str]:
 def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> ArmSpec:
     """One arm's drafting configuration: endpoint, mode, temperature, max tokens (the keys of
     app.review.study_arms.ARM_KEYS; speculation is recorded from each generation, not set here)."""
-    from app.drafting.generation import DRAFT_MODES
+    from app.domain import DRAFT_MODES
 
     names = list(settings().all_endpoints())
     ui_lang = lang()  # bound now: format_func may be called outside the script run

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from app.outline.compose import Step
     from app.outline.model import Outline
     from app.prompts import DocType
+    from app.route import RouteDecision
 
 MIN_VALUE_CHARS = 2  # a one-character value (0, 是) is too common to stand for a field
 
@@ -249,7 +250,9 @@ def split_parts(text: str, steps: Sequence[Step]) -> dict[int, str]:
     return {i: "\n".join(lines) for i, lines in found.items()}
 
 
-def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str]]:
+def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str], RouteDecision | None]:
+    """The logged draft's outline plan, its validated values and its route (decided once)."""
+    from app.drafting.context import decide_route
     from app.outline.prepare import plan_for
     from app.prompts import FieldErrors, validate_values
 
@@ -266,7 +269,8 @@ def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str]]:
             f"草稿的表单值已不符合当前表单：{exc}",
             f"The draft's form values no longer fit the type's form: {exc}",
         ) from exc
-    plan = plan_for(lib.outline, lib.doc_type, values)
+    route = decide_route(lib.doc_type, values)
+    plan = plan_for(lib.outline, lib.doc_type, values, route=route)
     recorded = notes.get("provenance") or []
     titles = {s.index: s.part.title for s in plan.steps}
     for origin in recorded if isinstance(recorded, list) else ():
@@ -277,7 +281,7 @@ def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str]]:
                 "该草稿生成后提纲已改变，无法确定各段所属部分。",
                 "The outline changed since this draft; its paragraphs cannot be told apart.",
             )
-    return plan, values
+    return plan, values, route
 
 
 def _new_id(part: str, taken: set[str]) -> str:
@@ -303,7 +307,7 @@ def candidates(
     require_role(user, "drafter", "admin")
     stored, revision = get_revision(user, revision_id, session=session)
     lib = type_library(stored.record.doc_type, settings)
-    plan, values = _draft_plan(stored, lib)
+    plan, values, route = _draft_plan(stored, lib)
     edited = split_parts(revision.text, plan.steps)
     model = split_parts(stored.record.output_text, plan.steps)
     by_id = {c.id: c for c in lib.outline.clauses}
@@ -311,7 +315,7 @@ def candidates(
     taken = {c.id for c in lib.outline.clauses} | {
         r.clause_id for r in store.list_clauses(session=session, doc_type=lib.doc_type.id)
     }
-    facts = condition_facts(values, lib.doc_type.route is not None)
+    facts = condition_facts(values, route)
     out: list[Candidate] = []
     for step in plan.steps:
         text = edited.get(step.index, "")

@@ -9,22 +9,24 @@ already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
 and the acting `User` keyword-only (`actor=`), checks the role, and never commits
-(the page or command owns the unit of work; `generate_items` opens one short unit
-per item from the `session_factory` it is given, so an interruption loses at most one).
+(the page or command owns the unit of work; `generate_items` logs each draft with
+app.drafting.recording.keep and opens one short unit per item from the `session_factory` it
+is given, so an interruption loses at most one).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import require_role
 from app.config import Settings, get_settings
 from app.domain import Bilingual
-from app.review.study_arms import arm_params, check_arms, item_config
+from app.review.study_arms import arm_mode, arm_params, check_arms, item_config
 from audit import review, review_blind
 from audit.domain import User
 from audit.review_domain import (
@@ -43,6 +45,7 @@ from audit.review_domain import (
 )
 
 if TYPE_CHECKING:
+    from app.prompts import DocType
     from app.review.study_plan import CasePlan
     from app.review.study_report import StudyReport
 
@@ -64,7 +67,7 @@ def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Se
 
 
 def _check_cases(spec: StudySpec, settings: Settings) -> None:
-    from app.prompts import FieldErrors, load_library, render
+    from app.prompts import FieldErrors, load_library, validate_values
 
     doc_type = load_library(settings.prompts_dir).types.get(spec.doc_type)
     if doc_type is None:
@@ -73,7 +76,7 @@ def _check_cases(spec: StudySpec, settings: Settings) -> None:
         )
     for number, values in enumerate(spec.cases, start=1):
         try:
-            render(doc_type, values)
+            validate_values(doc_type, values)
         except FieldErrors as exc:
             zh = "；".join(e.message_zh for e in exc.errors.values())
             en = "; ".join(e.message_en for e in exc.errors.values())
@@ -107,9 +110,10 @@ def generate_items(
 ) -> GenerationProgress:
     """Draft every pending item of the study; complete items are skipped, so it resumes.
 
-    Each item is generated, logged to the audit log and stored in its own short
-    transaction: an interruption (a raised exception, a closed browser, a crash)
-    loses at most the item in flight. Failed items stay pending for the next run.
+    Each item is generated, logged through the one door to the audit log (`keep`) and then
+    stored in its own short transaction: an interruption (a raised exception, a closed
+    browser, a crash) loses at most the item in flight. Failed items stay pending for the
+    next run.
     """
     from app.prompts import load_library
 
@@ -191,21 +195,21 @@ def _generate_one(
     actor: str,
     study: Study,
     item: StudyItem,
-    doc_type: Any,
+    doc_type: DocType,
     session_factory: sessionmaker[Session],
     settings: Settings,
 ) -> tuple[bool, str]:
     """Generate one item through the draft service; returns (usable?, a label for progress).
 
     A draft cut by its token limit (truncated) is still a draft to review; stopped and failed
-    ones stay pending. The context is checked before anything is sent."""
-    from app.drafting.generation import (
-        GenerationOutcome,
-        prepare_draft,
-        record,
-        run_to_end,
-        start_draft,
-    )
+    ones stay pending. The context is checked before anything is sent. The outcome goes to the
+    log through the one door (`keep`: retried, else spooled), then a second short unit of work
+    links it to the item: a crash between the two leaves a logged draft no item points to and
+    the item pending (a rerun drafts it again); nothing is lost and no item points to a draft
+    that is not in the log."""
+    from app.drafting.context import prepare
+    from app.drafting.recording import keep
+    from app.drafting.service import run_to_end, start_draft
     from app.llm.client import make_client
 
     arm, label = _arm_and_label(study, item)
@@ -213,39 +217,39 @@ def _generate_one(
     endpoint = settings.all_endpoints()[arm.endpoint]
     client = make_client(arm.endpoint, settings)
     try:
-        prepared = prepare_draft(
+        context = prepare(
             doc_type,
             values,
             prompts_dir=settings.prompts_dir,
             client=client,
             params=arm_params(doc_type.defaults, arm.params),
-            mode=arm.params.get("mode"),
+            mode=arm_mode(arm.params),
         )
     except ValueError as exc:  # context too long, a broken outline: the item stays pending
         with session_factory.begin() as session:
             review.fail_item(item.id, session=session, error=str(exc))
         return False, label
-    run = start_draft(
-        prepared, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label
-    )
-    outcome: GenerationOutcome = run_to_end(run)
-    with session_factory.begin() as session:  # this item's unit of work
-        generation_id = record(outcome, user_name=actor, session=session)
-        if outcome.status in USABLE:
-            try:
-                with session.begin_nested():  # on failure only this step is undone, not the log
-                    review.complete_item(
-                        item.id,
-                        session=session,
-                        text=outcome.text,
-                        generation_id=generation_id,
-                        config=item_config(arm.params, arm.endpoint, endpoint, outcome),
-                    )
-            except ReviewError:  # a parallel run finished this item first; its draft stays
-                pass
-        else:
-            review.fail_item(item.id, session=session, error=outcome.error or outcome.status)
-    return outcome.status in USABLE, label
+    run = start_draft(context, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label)
+    outcome = run_to_end(run)
+    kept = keep(outcome, user_name=actor, factory=session_factory)
+    usable = outcome.status in USABLE and kept.generation_id is not None
+    if not usable:  # stopped, failed, or not in the log: the item stays pending
+        problem = kept.problem.en if kept.problem is not None else None
+        with session_factory.begin() as session:
+            review.fail_item(
+                item.id, session=session, error=problem or outcome.error or outcome.status
+            )
+        return False, label
+    # a parallel run that finished this item first keeps its draft (this one stays in the log)
+    with contextlib.suppress(ReviewError), session_factory.begin() as session:
+        review.complete_item(
+            item.id,
+            session=session,
+            text=outcome.text,
+            generation_id=kept.generation_id,
+            config=item_config(arm.params, arm.endpoint, endpoint, outcome),
+        )
+    return True, label
 
 
 # ---- reviewers -----------------------------------------------------------------------------

@@ -16,13 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from app.domain import Bilingual, GenerationParams
-from app.drafting.generation import DRAFT_MODES
+from app.domain import DRAFT_MODES, Bilingual, DraftMode, GenerationParams
 from audit.review_domain import ArmSpec, ReviewError, StudySpec
 
 if TYPE_CHECKING:
     from app.config import EndpointConfig, Settings
-    from app.drafting.generation import GenerationOutcome
+    from app.drafting.outcome import GenerationOutcome
 
 
 def _number(lo: float, hi: float, *, whole: bool) -> Callable[[str, Any], Any]:
@@ -117,6 +116,12 @@ def arm_params(defaults: GenerationParams, overrides: Mapping[str, Any]) -> Gene
     if "stop" in clean:
         clean["stop"] = tuple(clean["stop"])
     return replace(defaults, **clean)
+
+
+def arm_mode(overrides: Mapping[str, Any]) -> DraftMode | None:
+    """An arm's drafting mode (None: the outline where the type has one)."""
+    mode = overrides.get("mode")
+    return next((m for m in DRAFT_MODES if m == mode), None)
 
 
 def item_config(

@@ -46,13 +46,20 @@ def parse_count(value: str) -> int | None:
     return int(digits) if len(digits) <= MAX_COUNT_DIGITS else None
 
 
+def form_counts(values: Mapping[str, str]) -> tuple[int | None, int | None]:
+    """(individuals, sensitive) as the form gives them (None: missing or malformed; a blank
+    sensitive count is 0): how the route, the facts check, the outline's conditions and its
+    prose gates all read the form's counts."""
+    individuals = parse_count(str(values.get(INDIVIDUALS_FIELD) or ""))
+    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    return individuals, parse_count(sensitive_raw) if sensitive_raw else 0
+
+
 def facts_from_values(values: Mapping[str, str]) -> TransferFacts | None:
     """The facts if the form holds all of them (a blank sensitive count is 0); else None."""
     ciio = YES_NO.get(str(values.get(CIIO_FIELD) or ""))
     important = YES_NO.get(str(values.get(IMPORTANT_FIELD) or ""))
-    individuals = parse_count(str(values.get(INDIVIDUALS_FIELD) or ""))
-    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
-    sensitive = parse_count(sensitive_raw) if sensitive_raw else 0
+    individuals, sensitive = form_counts(values)
     exemption_raw = str(values.get(EXEMPTION_FIELD) or "无")
     if None in (ciio, important, individuals, sensitive) or exemption_raw not in EXEMPTION_CHOICES:
         return None

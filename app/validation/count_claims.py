@@ -1,4 +1,5 @@
-"""How a draft states a count about the client: with a bound or an approximation (逾50万人,
+"""Reading counts of people in a draft (one reader for the facts check and the outline's
+prose.wrong_fact gate: `PEOPLE_AFTER`, `about_sensitive`), and how a draft states a count about the client: with a bound or an approximation (逾50万人,
 超过10万人, 100万人以上, 不足1万人, 约120万人, 近120万人, 120万人左右), and over which counting
 period (the rules count 自当年1月1日起; 自上年1月1日起, 上一年度, 过去12个月 … is another).
 
@@ -12,6 +13,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from app.validation.quantities import Quantity
+
+# a number is a count of people when these words follow it (名 / 位 / 个, then 人, 自然人, 用户)
+PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
+_NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|敏感个人信息除外")
+
+
+def about_sensitive(words: str) -> bool:
+    """Whether `words` (the count's own words, or its label) speak of sensitive personal
+    information: 敏感 not negated (不含敏感个人信息 is about the others)."""
+    return "敏感" in _NOT_SENSITIVE.sub("", words)
+
 
 APPROX = 0.1  # 约 / 左右 / 上下: within 10% of the stated figure; 近 / 将近: up to 10% below it
 _BEFORE = {

@@ -19,8 +19,15 @@ from dataclasses import dataclass, field
 
 from app.domain import CheckResult, Finding
 from app.route import RouteDecision
-from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, decision_from_values, parse_count
-from app.validation.count_claims import RULE_PERIOD, bound_at, other_periods, states_a_rule
+from app.route.form import INDIVIDUALS_FIELD, form_counts
+from app.validation.count_claims import (
+    PEOPLE_AFTER,
+    RULE_PERIOD,
+    about_sensitive,
+    bound_at,
+    other_periods,
+    states_a_rule,
+)
 from app.validation.messages import finding
 from app.validation.quantities import dates, quantities
 from app.validation.route_claims import SENTENCE, SUBJECT, claims, contradicts, skipped_spans
@@ -30,12 +37,10 @@ DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "filing_date": (("申报日期", "申报时间", "拟于"), ("申报", "提交申报")),
     "contract_effective_date": (("生效日期", "生效时间"), ("生效", "起生效")),
 }
-COUNT_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
 THRESHOLD_BEFORE = re.compile(r"(不满|未满|超过|达到|满|低于|少于|不足|逾|第|至|超出)\s*$")
 THRESHOLD_AFTER = re.compile(r"^\s*(?:名|位|个)?(?:人|用户|个人)?(?:以上|以下|以内|及以上|或以上)")
 RULE_SENTENCE = re.compile(r"数据处理者|以上|不满|门槛|阈值|《")
 HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如")
-NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|敏感个人信息除外")
 CN_COMPANY = re.compile(r"[\u4e00-\u9fff]{2,30}?(?:有限责任公司|股份有限公司|有限公司)")
 EN_COMPANY = re.compile(
     r"[A-Z][A-Za-z0-9&\-]*(?:\s+[A-Z][A-Za-z0-9&\-.]*)*\s+"
@@ -57,8 +62,9 @@ class FormFacts:
     decision: RouteDecision | None = None
 
 
-def form_facts(values: Mapping[str, str]) -> FormFacts | None:
-    """The facts of a transfer form; None when the form is not about a transfer."""
+def form_facts(values: Mapping[str, str], decision: RouteDecision | None) -> FormFacts | None:
+    """The facts of a transfer form, with the route its context decided; None when the form is
+    not about a transfer."""
     if INDIVIDUALS_FIELD not in values:
         return None
     day: dict[str, dt.date] = {}
@@ -67,14 +73,14 @@ def form_facts(values: Mapping[str, str]) -> FormFacts | None:
             day[name] = dt.date.fromisoformat(str(values.get(name) or ""))
         except ValueError:
             continue
-    sensitive_raw = str(values.get(SENSITIVE_FIELD) or "").strip()
+    individuals, sensitive = form_counts(values)
     return FormFacts(
         company=str(values.get("company_name") or "").strip(),
         recipient=str(values.get("recipient") or "").strip(),
-        individuals=parse_count(str(values.get(INDIVIDUALS_FIELD) or "")),
-        sensitive=parse_count(sensitive_raw) if sensitive_raw else 0,
+        individuals=individuals,
+        sensitive=sensitive,
         dates=day,
-        decision=decision_from_values(values),
+        decision=decision,
     )
 
 
@@ -99,7 +105,7 @@ def _clause(sentence: str, start: int, end: int) -> str:
 
 def _allowed_counts(clause: str, facts: FormFacts) -> tuple[set[int], int | None, tuple[str, str]]:
     """(values the clause may state, the form's value, what is counted) for a count."""
-    if "敏感" in NOT_SENSITIVE.sub("", clause):
+    if about_sensitive(clause):
         return (
             {facts.sensitive or 0},
             facts.sensitive,
@@ -124,7 +130,7 @@ def _count_findings(text: str, facts: FormFacts) -> list[Finding]:
     spans = _sentence_spans(text)
     for q in quantities(text):
         after, before = text[q.end : q.end + 8], text[max(0, q.start - 4) : q.start]
-        if not COUNT_AFTER.match(after):
+        if not PEOPLE_AFTER.match(after):
             continue
         bound = bound_at(text, q)
         if bound is None and (THRESHOLD_BEFORE.search(before) or THRESHOLD_AFTER.match(after)):
@@ -190,7 +196,7 @@ def _period_findings(text: str, facts: FormFacts, spans: list[tuple[int, int]]) 
 
 
 def _states_count(sentence: str) -> bool:
-    return any(COUNT_AFTER.match(sentence, q.end) for q in quantities(sentence))
+    return any(PEOPLE_AFTER.match(sentence, q.end) for q in quantities(sentence))
 
 
 def _date_findings(text: str, facts: FormFacts) -> list[Finding]:

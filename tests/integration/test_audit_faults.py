@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from app.domain import GenerationParams, GenerationStats, RenderedPrompt
-from app.drafting.generation import GenerationOutcome
+from app.domain import GenerationStats, RenderedPrompt
+from app.drafting.context import DraftContext
+from app.drafting.outcome import GenerationOutcome
 from audit import store
 from audit.db import make_engine, make_session_factory, migrate
 from tests.servers import run_lexspec
@@ -90,8 +91,7 @@ def outcome(text_: str) -> GenerationOutcome:
         values={"company": "某某科技有限公司"},
     )
     return GenerationOutcome(
-        rendered=rendered,
-        params=GenerationParams(),
+        context=DraftContext(rendered.doc_type, rendered.values, rendered=rendered),
         endpoint_name="embedded",
         model="m",
         speculative_label="",

@@ -10,6 +10,7 @@ import pytest
 
 from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams
+from app.drafting.context import decide_route
 from app.llm import LLMError, OpenAIClient, make_client
 from app.prompts import estimate_tokens
 from tests.servers import free_port, metric_total
@@ -158,6 +159,8 @@ def test_the_local_estimate_never_undercounts_our_prompts(client: OpenAIClient) 
     from app.prompts import load_library, render
 
     for doc in load_library(REPO_ROOT / "prompts").types.values():
-        messages = render(doc, doc.example_values()).messages()
+        messages = render(
+            doc, doc.example_values(), route=decide_route(doc, doc.example_values())
+        ).messages()
         counted = client.count_tokens(messages)
         assert counted is not None and counted <= estimate_tokens(messages), doc.id

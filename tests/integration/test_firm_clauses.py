@@ -18,8 +18,10 @@ from app import database
 from app.accounts import PermissionDenied
 from app.cli import main
 from app.config import get_settings
-from app.drafting.generation import prepare_draft, record, run_to_end, start_draft
+from app.drafting.context import prepare
+from app.drafting.recording import keep
 from app.drafting.revisions import save_revision
+from app.drafting.service import run_to_end, start_draft
 from app.outline.clauses import firm_clauses_file, parse_clauses
 from app.prompts import load_library
 from app.review import precedents
@@ -73,7 +75,7 @@ def _assembled(**changes: str) -> Any:
     doc = load_library(settings.prompts_dir).types[GUIDE]
     client = FakeClient([], scripts=[])
     values = {**doc.example_values(), **changes}
-    prepared = prepare_draft(doc, values, prompts_dir=settings.prompts_dir, client=client)
+    prepared = prepare(doc, values, prompts_dir=settings.prompts_dir, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="assemble"))
     assert client.requests == []
     return outcome
@@ -88,8 +90,9 @@ def _revision(edit: str = ADDED) -> int:
     part (the paragraph the security-assessment route uses, with the form's count in it)."""
     outcome = _assembled()
     paragraph = next(ln for ln in outcome.text.splitlines() if ln.startswith("贵公司自当年"))
+    gid = keep(outcome, user_name="dana").generation_id  # the one door to the log
+    assert gid is not None
     with database.session_scope() as session:
-        gid = record(outcome, user_name="dana", session=session)
         saved = save_revision(
             _user("dana", session),
             gid,
@@ -338,7 +341,7 @@ def test_adapt_mode_asks_the_real_model_to_adapt_the_firm_clause(
     settings = get_settings()
     doc = load_library(settings.prompts_dir).types[GUIDE]
     client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=120, connect_timeout_s=5)
-    prepared = prepare_draft(
+    prepared = prepare(
         doc,
         doc.example_values(),
         prompts_dir=settings.prompts_dir,

@@ -12,7 +12,9 @@ import httpx
 import pytest
 
 from app.config import EndpointConfig
-from app.drafting.generation import draft_notes, prepare_draft, run_to_end, start_draft
+from app.drafting.context import prepare
+from app.drafting.recording import draft_notes
+from app.drafting.service import run_to_end, start_draft
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back
 from app.outline.gates import gate_findings
@@ -37,9 +39,7 @@ def test_outline_draft_on_the_real_server(llm_base_url: str, type_id: str) -> No
     # a loaded machine may take long to compute a part's first prompt: no deadline of ours
     client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=900)
     params = replace(doc.defaults, max_tokens=40, seed=1)  # short parts keep the test quick
-    prepared = prepare_draft(
-        doc, doc.example_values(), prompts_dir=PROMPTS, client=client, params=params
-    )
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client, params=params)
     assert prepared.mode == "outline"
     hits = metric_total(llm_base_url, "vllm:prefix_cache_hits_total")
     run = start_draft(prepared, client, endpoint_name="embedded", writing="adapt")

@@ -147,7 +147,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     # drafted from the outline; parts capped at 48 tokens may end truncated, never "complete"
     # when cut (finish_reason length)
     assert result.status in ("complete", "truncated"), result.error
-    assert result.request.mode == "outline"
+    assert result.context.mode == "outline"
     assert [ln for ln in result.text.splitlines() if ln.startswith("【")] == [
         "【适用情形】",
         "【材料清单】",
@@ -174,17 +174,19 @@ def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
     """A result whose text cites a repealed statute and skips a number shows both findings,
     highlighted in the (escaped) text and listed with message and suggestion."""
     from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.drafting.context import DraftContext
     from app.pages.draft_run import DraftRequest, DraftResult
 
     text = "一、总则\n依据《合同法》第五十二条 <b>x</b>。\n三、附则"
     rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "abc", "s", "u")
-    request = DraftRequest(
-        "cross-border-filing-guide", "T", rendered, GenerationParams(), (), "embedded"
-    )
+    request = DraftRequest("cross-border-filing-guide", "T", {}, GenerationParams(), "embedded")
+    context = DraftContext("cross-border-filing-guide", {}, rendered=rendered)
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.session_state["lang"] = "en"
     at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = DraftResult(request, "complete", text, GenerationStats())
+    at.session_state["draft.result"] = DraftResult(
+        request, context, "complete", text, GenerationStats()
+    )
     at.run()
     assert not at.exception
     panel = " ".join(m.value for m in at.markdown)
@@ -215,14 +217,17 @@ def draft_page_showing(result: object) -> AppTest:
 
 def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     """A draft whose outline part produced no text says so, instead of "Generation complete"."""
-    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.domain import GenerationParams, GenerationStats, Guard, GuardMark, RenderedPrompt
+    from app.drafting.context import DraftContext
     from app.outline.compose import NO_TEXT
     from app.pages.draft_run import DraftRequest, DraftResult
 
     text = f"8.3 {NO_TEXT}\n8.4 乙方应当按月提交服务报告。"
     rendered = RenderedPrompt("clause-continuation", "t", "1", "abc", "s", "u")
-    request = DraftRequest("clause-continuation", "T", rendered, GenerationParams(), (), "embedded")
-    result = DraftResult(request, "complete", text, GenerationStats(), marks=("part1:no_text",))
+    request = DraftRequest("clause-continuation", "T", {}, GenerationParams(), "embedded")
+    context = DraftContext("clause-continuation", {}, rendered=rendered)
+    marks = (GuardMark(Guard.NO_TEXT, part=1),)
+    result = DraftResult(request, context, "complete", text, GenerationStats(), marks=marks)
     at = draft_page_showing(result)
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)
@@ -232,20 +237,22 @@ def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
 def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env: Path) -> None:
     """A draft whose model part failed a prose gate shows its clause, says so (how many, which
     part, why) and never "Generation complete"; every part carries a source marker."""
-    from app.drafting.generation import prepare_draft, run_to_end, start_draft
+    from app.drafting.context import prepare
+    from app.drafting.service import run_to_end, start_draft
     from app.pages.draft_run import DraftRequest, DraftResult
     from app.prompts import load_library
     from tests.fakes import FakeClient
 
     doc = load_library(get_settings().prompts_dir).types["clause-continuation"]
     client = FakeClient([], scripts=[["乙方应当及时通知甲方。"], ["以下是后续条款："]])
-    prepared = prepare_draft(
+    prepared = prepare(
         doc, doc.example_values(), prompts_dir=get_settings().prompts_dir, client=client
     )
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="embedded", writing="adapt"))
-    request = DraftRequest(doc.id, "T", prepared.rendered, prepared.params, (), "embedded")
+    request = DraftRequest(doc.id, "T", dict(prepared.prompt.values), prepared.params, "embedded")
     result = DraftResult(
         request,
+        outcome.context,
         outcome.status,
         outcome.text,
         outcome.stats,

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from app import database
 from app.config import get_settings
 from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.drafting.context import DraftContext
 from app.pages.draft_run import DraftRequest, DraftResult
 from tests.integration.test_pages_apptest import DEAD_URL, _use, make_user
 
@@ -53,16 +54,17 @@ def _page_with(text: str, doc_date: dt.date | None = None) -> AppTest:
     request = DraftRequest(
         "cross-border-filing-guide",
         "《数据出境安全评估申报表》填写指南",
-        rendered,
+        {},
         GenerationParams(),
-        (),
         "embedded",
-        doc_date=doc_date,
     )
+    context = DraftContext("cross-border-filing-guide", {}, doc_date=doc_date, rendered=rendered)
     at = AppTest.from_function(_draft_page_keeping_media, default_timeout=60)
     at.session_state["lang"] = "zh"
     at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = DraftResult(request, "complete", text, GenerationStats())
+    at.session_state["draft.result"] = DraftResult(
+        request, context, "complete", text, GenerationStats()
+    )
     return at.run()
 
 
@@ -140,4 +142,4 @@ def test_generate_takes_the_date_from_the_form(page_env: Path) -> None:
     assert not at.exception
     result = at.session_state["draft.result"]
     assert result.status == "error"
-    assert result.request.doc_date == dt.date(2025, 5, 20)
+    assert result.context.doc_date == dt.date(2025, 5, 20)

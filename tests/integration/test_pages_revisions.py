@@ -31,17 +31,17 @@ def _logged_generation() -> int:
 
 def _draft_page_with_result(user: object, generation_id: int) -> AppTest:
     from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.drafting.context import DraftContext
     from app.pages.draft_run import DraftRequest, DraftResult
 
     rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "abc", "s", "u")
-    request = DraftRequest(
-        "cross-border-filing-guide", "T", rendered, GenerationParams(), (), "embedded"
-    )
+    request = DraftRequest("cross-border-filing-guide", "T", {}, GenerationParams(), "embedded")
+    context = DraftContext("cross-border-filing-guide", {}, rendered=rendered)
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.session_state["lang"] = "en"
     at.session_state["lexspec_user"] = user
     at.session_state["draft.result"] = DraftResult(
-        request, "complete", MODEL, GenerationStats(), generation_id=generation_id
+        request, context, "complete", MODEL, GenerationStats(), generation_id=generation_id
     )
     return at.run()
 

@@ -72,7 +72,7 @@ def test_a_filing_guide_drafted_on_the_server_has_the_route_in_its_prompt(llm_en
     assert not at.exception
     result = at.session_state["draft.result"]
     assert result.status in ("complete", "truncated"), result.error  # outline parts are short
-    user = result.request.rendered.user  # the outline's shared facts, sent with every part
+    user = result.context.prompt.user  # the outline's shared facts, sent with every part
     assert "出境路径（已依上述事实判定，必须以此为准" in user
     assert "申报数据出境安全评估" in user and "第七条第二项" in user
     # the app writes the route, its basis and the reason (with the form's count) into the draft

@@ -15,7 +15,8 @@ import pytest
 
 from app.config import EndpointConfig
 from app.domain import GenerationParams, RenderedPrompt
-from app.drafting.generation import stream_draft
+from app.drafting.context import DraftContext
+from app.drafting.freeform import stream_draft
 from app.llm import OpenAIClient
 
 pytestmark = pytest.mark.integration
@@ -63,7 +64,8 @@ def test_server_that_dies_mid_stream_is_not_called_unreachable(dying_server: str
         EndpointConfig(base_url=dying_server, model="m"), timeout_s=10, connect_timeout_s=5
     )
     rendered = RenderedPrompt("t", "t", "1", "ab" * 32, "system", "user")
-    run = stream_draft(client, rendered, GenerationParams(max_tokens=64), endpoint_name="e")
+    context = DraftContext("t", {}, rendered=rendered, params=GenerationParams(max_tokens=64))
+    run = stream_draft(client, context, endpoint_name="e")
     for _update in run:
         pass
     outcome = run.outcome()

@@ -66,9 +66,9 @@ def test_the_canonical_value_is_what_the_prompt_gets(tmp_path: Path) -> None:
         write(tmp_path, '[{value: 金融, en: "Finance"}, {value: 物流, en: "Logistics"}]')
     )
     assert doc.fields[0].choices == ("金融", "物流")
-    assert "行业：金融" in render(doc, {"industry": "金融"}).user
+    assert "行业：金融" in render(doc, {"industry": "金融"}, route=None).user
     with pytest.raises(FieldErrors) as caught:
-        render(doc, {"industry": "Finance"})  # the English label is not a value
+        render(doc, {"industry": "Finance"}, route=None)  # the English label is not a value
     error = caught.value.errors["industry"]
     assert error.code == "not_a_choice"
     assert "Finance (金融)" in error.message_en and "金融、物流" in error.message_zh

@@ -5,6 +5,7 @@ under facts for which it is chosen."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 import yaml
 
 from app.cli import main
-from app.drafting.generation import checker_for
+from app.drafting.checking import check
+from app.drafting.context import DraftContext, checking_context, decide_route
 from app.outline.clause_checks import ClauseContext, refusal
 from app.outline.clauses import ClauseFileError, parse_clauses, pick
 from app.outline.compose import assemble
@@ -226,17 +228,13 @@ def test_every_clause_is_chosen_renders_and_has_no_findings(
     used: set[str] = set()
     for name, changes in SCENARIOS[type_id].items():
         values = validate_values(doc, {**doc.example_values(), **changes})
-        plan = plan_for(outline, doc, values)
+        plan = plan_for(outline, doc, values, route=decide_route(doc, values))
         generated = [s for s in plan.steps if s.generated]
         assert all(s.clause is not None for s in generated), (name, generated)
         used |= {s.clause.id for s in generated if s.clause}
         text, _ = assemble(plan.steps, {s.index: s.clause.text for s in generated if s.clause})
-        checker = checker_for(values, doc.document_date(values))
-        if plan.check_prefix:
-            from app.outline.run import with_context
-
-            checker = with_context(checker, plan.check_prefix)
-        findings = checker(text, doc.required_sections).findings
+        context: DraftContext = replace(checking_context(doc, values), plan=plan)
+        findings = check(context, text).findings
         assert findings == (), (name, [(f.code, f.message_zh) for f in findings])
         assert "{{" not in text and "{%" not in text
     assert used == {c.id for c in outline.clauses}
@@ -252,7 +250,7 @@ def test_pick_takes_the_first_clause_whose_conditions_hold(shipped: tuple[Any, A
         ({"individuals_count": "10"}, "scc.eligibility.exempt"),
     ):
         values = validate_values(doc, {**doc.example_values(), **changes})
-        facts = condition_facts(values, has_route=True)
+        facts = condition_facts(values, decide_route(doc, values))
         chosen = pick(clauses, "eligibility", facts)
         assert chosen is not None and chosen.id == expected
 

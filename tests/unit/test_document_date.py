@@ -14,7 +14,9 @@ import pytest
 from app.cli import main
 from app.config import get_settings
 from app.domain import GenerationParams, RenderedPrompt
-from app.drafting.generation import check_draft, stream_draft
+from app.drafting.checking import check
+from app.drafting.context import DraftContext
+from app.drafting.freeform import stream_draft
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -53,23 +55,28 @@ def _codes(result: object) -> list[str]:
     return [f.code for f in result.findings]  # type: ignore[attr-defined]
 
 
-def test_check_draft_uses_the_document_date() -> None:
-    assert _codes(check_draft(DRAFT, (), BEFORE)).count(NOT_IN_FORCE) == 2
-    assert NOT_IN_FORCE not in _codes(check_draft(DRAFT, (), AFTER))
+def _context(day: dt.date) -> DraftContext:
+    rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "ab" * 32, "s", "u")
+    return DraftContext(
+        doc_type_id=rendered.doc_type,
+        values={},
+        required_sections=("【适用情形】",),
+        doc_date=day,
+        rendered=rendered,
+        params=GenerationParams(),
+    )
+
+
+def test_the_check_uses_the_document_date() -> None:
+    assert _codes(check(_context(BEFORE), DRAFT)).count(NOT_IN_FORCE) == 2
+    assert NOT_IN_FORCE not in _codes(check(_context(AFTER), DRAFT))
 
 
 @pytest.mark.parametrize(("day", "flagged"), [(BEFORE, 2), (AFTER, 0)])
 def test_streamed_draft_is_checked_on_the_document_date(day: dt.date, flagged: int) -> None:
-    rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "ab" * 32, "s", "u")
     pieces = [DRAFT[i : i + 9] for i in range(0, len(DRAFT), 9)]
     run = stream_draft(
-        FakeClient(pieces),
-        rendered,
-        GenerationParams(),
-        required_sections=("【适用情形】",),
-        endpoint_name="embedded",
-        check_every_chars=10,
-        doc_date=day,
+        FakeClient(pieces), _context(day), endpoint_name="embedded", check_every_chars=10
     )
     updates = list(run)
     checks = [u.check for u in updates if u.check is not None]
@@ -150,13 +157,14 @@ def test_lexspec_draft_checks_on_the_forms_date(
 ) -> None:
     """`lexspec draft` streams through the same service with the date field of its values."""
     from app.commands.draft import _stream
-    from app.drafting.generation import prepare_draft, start_draft
+    from app.drafting.context import prepare
+    from app.drafting.service import start_draft
 
     doc = LIBRARY.types["cross-border-filing-guide"]
     values = {**doc.example_values(), "filing_date": filing_date}
     pieces = [DRAFT[i : i + 9] for i in range(0, len(DRAFT), 9)]
     client = FakeClient(pieces)
-    prepared = prepare_draft(
+    prepared = prepare(
         doc, values, prompts_dir=get_settings().prompts_dir, params=GenerationParams(),
         mode="free-form",
     )  # fmt: skip

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.commands.draft import _summary, report
-from app.drafting.generation import prepare_draft, run_to_end, start_draft
+from app.drafting.context import prepare
+from app.drafting.service import run_to_end, start_draft
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -27,7 +28,7 @@ def _draft(library, scripts, finish="stop", max_tokens=None, **changes):  # type
     doc = library.types[GUIDE]
     client = FakeClient([], scripts=scripts, finish=finish)
     params = replace(doc.defaults, max_tokens=max_tokens) if max_tokens else None
-    prepared = prepare_draft(
+    prepared = prepare(
         doc, {**doc.example_values(), **changes}, prompts_dir=PROMPTS, client=client, params=params
     )
     return doc, run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="adapt"))
@@ -78,7 +79,7 @@ def test_a_truncation_names_the_budget_that_cut_the_part(  # type: ignore[no-unt
 def test_a_type_without_a_route_reports_null(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[["乙方应当及时通知甲方。"]])
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="assemble"))
     data = report(outcome, doc)
     assert data["route"] is None and [p["source"] for p in data["parts"]] == ["clause", "clause"]

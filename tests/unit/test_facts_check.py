@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from app.route.form import decision_from_values
 from app.validation.facts import check_facts, form_facts
 from app.validation.quantities import dates, quantities
 
 FIXTURES = Path(__file__).parent / "facts_fixtures"
 VALUES = json.loads((FIXTURES / "filing-guide.facts.json").read_text(encoding="utf-8"))
-FACTS = form_facts(VALUES)
+FACTS = form_facts(VALUES, decision_from_values(VALUES))
 
 
 def found(text: str, values: dict[str, str] | None = None) -> list[tuple[str, str]]:
-    facts = form_facts(values or VALUES)
+    facts = form_facts(values or VALUES, decision_from_values(values or VALUES))
     assert facts is not None
     return [(f.code, text[f.start : f.end]) for f in check_facts(text, facts)]
 
@@ -124,4 +125,4 @@ def test_facts_table(text: str, values: dict[str, str], codes: list[str]) -> Non
 
 
 def test_a_form_without_transfer_facts_is_not_checked() -> None:
-    assert form_facts({"company_name": "甲有限公司", "clause": "…"}) is None
+    assert form_facts({"company_name": "甲有限公司", "clause": "…"}, None) is None

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from app.route.form import decision_from_values
 from app.validation.count_claims import Bound
 from app.validation.facts import check_facts, form_facts
 from app.validation.quantities import quantities
@@ -24,7 +25,7 @@ CAPABILITIES = ("bound", "approx", "unit", "period")
 
 
 def _spans(text: str) -> list[str]:
-    facts = form_facts(VALUES)
+    facts = form_facts(VALUES, decision_from_values(VALUES))
     assert facts is not None
     return [text[f.start : f.end] for f in check_facts(text, facts)]
 

@@ -10,9 +10,11 @@ from pathlib import Path
 import docx
 
 from app.config import REPO_ROOT
-from app.drafting.generation import checker_for, stream_draft
+from app.drafting.checking import check
+from app.drafting.context import checking_context, prepare
+from app.drafting.freeform import stream_draft
 from app.export import ExportMeta, draft_to_docx
-from app.prompts import load_library, render
+from app.prompts import load_library
 from tests.fakes import FakeClient
 from tests.unit.test_export_docx import commented_text
 
@@ -21,19 +23,17 @@ VALUES = json.loads((FIXTURES / "filing-guide.facts.json").read_text(encoding="u
 WRONG = (FIXTURES / "wrong-route.md").read_text(encoding="utf-8") + "该公司涉及8000人。\n"
 
 
-def _rendered():  # type: ignore[no-untyped-def]
+def _context():  # type: ignore[no-untyped-def]
     doc = load_library(REPO_ROOT / "prompts").types["cross-border-filing-guide"]
-    return doc, render(doc, {**doc.example_values(), **VALUES})
+    values = {**doc.example_values(), **VALUES}
+    return prepare(doc, values, prompts_dir=REPO_ROOT / "prompts", mode="free-form")
 
 
 def test_the_route_mismatch_shows_while_streaming_not_only_at_the_end() -> None:
-    doc, rendered = _rendered()
     pieces = [WRONG[i : i + 10] for i in range(0, len(WRONG), 10)]
     run = stream_draft(
         FakeClient(pieces),
-        rendered,
-        doc.defaults,
-        required_sections=doc.required_sections,
+        _context(),
         endpoint_name="fake",
         check_every_chars=20,
     )
@@ -48,14 +48,14 @@ def test_the_route_mismatch_shows_while_streaming_not_only_at_the_end() -> None:
 
 
 def test_a_type_without_transfer_facts_gets_no_facts_check() -> None:
-    from app.drafting.generation import check_draft
-
-    assert checker_for({"clause": "第一条"}) is check_draft
+    context = checking_context(None, {"clause": "第一条"})
+    assert context.facts is None and context.route is None
+    assert not [f for f in check(context, WRONG).findings if f.code.startswith("facts.")]
 
 
 def test_facts_findings_are_word_comments_on_their_spans() -> None:
-    check = checker_for(VALUES)(WRONG, ())
-    facts = [f for f in check.findings if f.code.startswith("facts.")]
+    found = check(checking_context(None, VALUES), WRONG)
+    facts = [f for f in found.findings if f.code.startswith("facts.")]
     assert len(facts) == 2
     data = draft_to_docx(WRONG, meta=ExportMeta(title="指南"), findings=facts)
     exported = docx.Document(io.BytesIO(data))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from app.domain import CheckResult, Finding, GenerationParams, RenderedPrompt
-from app.drafting.generation import GenerationOutcome, record, stream_draft, to_record
+from app.drafting.context import DraftContext
+from app.drafting.freeform import stream_draft
+from app.drafting.outcome import GenerationOutcome
+from app.drafting.recording import keep, to_record
 from tests.fakes import FakeClient
 
 RENDERED = RenderedPrompt(
@@ -23,6 +25,14 @@ RENDERED = RenderedPrompt(
     prompt_tokens=42,
 )
 PARAMS = GenerationParams(temperature=0.2, top_p=0.9, max_tokens=64, seed=7, stop=("###",))
+SECTIONS = ("【适用情形】", "【材料清单】")
+CONTEXT = DraftContext(
+    doc_type_id=RENDERED.doc_type,
+    values=RENDERED.values,
+    required_sections=SECTIONS,
+    rendered=RENDERED,
+    params=PARAMS,
+)
 PIECES = [
     "【适用情形】\n",
     "一、是否需要申报\n",
@@ -37,9 +47,9 @@ class RecordingChecker:
     def __init__(self) -> None:
         self.lengths: list[int] = []
 
-    def __call__(self, text: str, required_sections: Sequence[str]) -> CheckResult:
+    def __call__(self, text: str) -> CheckResult:
         self.lengths.append(len(text))
-        missing = [s for s in required_sections if s not in text]
+        missing = [s for s in SECTIONS if s not in text]
         findings = tuple(
             Finding("structure.missing_section", "error", 0, 0, f"缺少{s}", f"missing {s}")
             for s in missing
@@ -50,9 +60,7 @@ class RecordingChecker:
 def run_draft(client: FakeClient, *, every: int = 10, checker: RecordingChecker | None = None):
     return stream_draft(
         client,
-        RENDERED,
-        PARAMS,
-        required_sections=("【适用情形】", "【材料清单】"),
+        CONTEXT,
         endpoint_name="embedded",
         speculative_label="ngram K=8",
         check_every_chars=every,
@@ -200,12 +208,13 @@ def test_to_record_maps_every_field() -> None:
 
 
 @pytest.mark.integration
-def test_record_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -> None:
+def test_keep_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -> None:
     from audit.store import get_generation, verify_chain
 
     outcome = _outcome()
-    with db_session_factory.begin() as session:  # the caller's unit of work commits
-        generation_id = record(outcome, user_name="张律师", session=session)
+    kept = keep(outcome, user_name="张律师", factory=db_session_factory)  # its own unit of work
+    generation_id = kept.generation_id
+    assert generation_id is not None and kept.problem is None
     with db_session_factory() as session:
         stored = get_generation(generation_id, session=session)
         assert stored is not None
@@ -213,17 +222,18 @@ def test_record_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -
         assert verify_chain(session=session).ok
 
 
-def test_check_draft_falls_back_to_the_builtin_catalogue(
+def test_the_check_falls_back_to_the_builtin_catalogue(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A broken firm statute file must not stop a lawyer's draft from being checked."""
     from app.config import get_settings
-    from app.drafting.generation import check_draft
+    from app.drafting.checking import check
 
     monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
     get_settings.cache_clear()
     try:
-        result = check_draft("依据《合同法》第十条", ["【适用情形】"])
+        context = DraftContext(doc_type_id="", values={}, required_sections=("【适用情形】",))
+        result = check(context, "依据《合同法》第十条")
     finally:
         get_settings.cache_clear()
     assert {f.code for f in result.findings} == {"citation.repealed", "structure.missing_section"}

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.drafting.generation import (
-    prepare_draft,
-    run_to_end,
-    start_draft,
-    stream_draft,
-    to_record,
-)
+from app.drafting.checking import check
+from app.drafting.context import checking_context, decide_route, prepare
+from app.drafting.freeform import stream_draft
+from app.drafting.recording import to_record
+from app.drafting.service import run_to_end, start_draft
 from app.outline.compose import (
     NO_TEXT,
     assemble,
@@ -25,7 +23,7 @@ from app.outline.compose import (
 from app.outline.model import OutlineError, Part, parse_outline
 from app.outline.prepare import load_outlines, plan_for
 from app.outline.sources import SourceContext, lines_for, register_source
-from app.prompts import ContextTooLong, load_library, render, validate_values
+from app.prompts import ContextTooLong, load_library, validate_values
 from tests.fakes import FakeClient
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
@@ -78,7 +76,7 @@ def _plan(library, type_id: str, **changes: str):  # type: ignore[no-untyped-def
     doc = library.types[type_id]
     values = validate_values(doc, {**doc.example_values(), **changes})
     outline = load_outlines(PROMPTS, library.types).outlines[type_id]
-    return doc, plan_for(outline, doc, values)
+    return doc, plan_for(outline, doc, values, route=decide_route(doc, values))
 
 
 def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # type: ignore[no-untyped-def]
@@ -101,14 +99,12 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
 
 @pytest.mark.parametrize("type_id", TYPES)
 def test_assembled_outline_has_no_findings(library, type_id: str) -> None:  # type: ignore[no-untyped-def]
-    from app.drafting.generation import check_draft
-
     doc, plan = _plan(library, type_id)
     prose = {s.index: "这是一段说明。应当依法办理。" for s in plan.steps if s.generated}
     text, spans = assemble(plan.steps, prose)
     assert len(spans) == len(prose)
     assert [text[a:b] for a, b in spans] == list(prose.values())
-    assert check_draft(text, doc.required_sections).findings == ()
+    assert check(checking_context(doc, {}), text).findings == ()
 
 
 @pytest.mark.parametrize(
@@ -139,7 +135,7 @@ def test_a_registered_source_is_a_part_kind(library) -> None:  # type: ignore[no
 def test_every_part_shares_the_prefix(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。"])
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.mode == "outline" and outcome.status == "complete"
     assert len(client.requests) == 3
@@ -163,10 +159,10 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
         "该公司需要申报。",
     ] * 4
     client = FakeClient(looping)
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
-    assert "part4:repetition_trimmed" in outcome.marks
+    assert "part4:repetition_trimmed" in map(str, outcome.marks)
     assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
     assert outcome.status == "complete"
 
@@ -174,22 +170,18 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
 def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。", "因为人数超过"], finish="length")
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.status == "truncated" and outcome.finish_reason == "length"
     assert "因为人数超过" not in outcome.text
-    assert "part4:budget_trimmed" in outcome.marks
+    assert "part4:budget_trimmed" in map(str, outcome.marks)
     assert to_record(outcome, user_name="u").status == "truncated"
 
 
 def test_free_form_cut_by_max_tokens_is_truncated(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
-    run = stream_draft(
-        FakeClient(["【适用情形】"], finish="length"),
-        render(doc, doc.example_values()),
-        doc.defaults,
-        endpoint_name="fake",
-    )
+    context = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, mode="free-form")
+    run = stream_draft(FakeClient(["【适用情形】"], finish="length"), context, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.status == "truncated"
     assert to_record(outcome, user_name="u").status == "truncated"
@@ -207,7 +199,7 @@ THINKING = [
 def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(THINKING)
-    prepared = prepare_draft(
+    prepared = prepare(
         doc,
         doc.example_values(),
         prompts_dir=PROMPTS,
@@ -228,7 +220,7 @@ def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) ->
 def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["第一句。", "第二句。", "第三句。"])
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     for update in run:
         if update.phase is not None and update.phase.name == "streaming":
@@ -242,9 +234,7 @@ def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-un
 def test_context_is_checked_for_outline_parts(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     with pytest.raises(ContextTooLong):
-        prepare_draft(
-            doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([], context=300)
-        )
+        prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([], context=300))
 
 
 def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[no-untyped-def]
@@ -252,11 +242,11 @@ def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[
     client = FakeClient(
         ["该公司需要申报。", "依据《中华人民共和国合同法》第五条办理。", "请尽快准备。"]
     )
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert "合同法" not in outcome.text
     assert "该公司需要申报。请尽快准备。" in outcome.text
-    assert "sentences_removed:3" in outcome.marks
+    assert "sentences_removed:3" in map(str, outcome.marks)
     assert outcome.check is not None and not outcome.check.has_errors
 
 
@@ -264,7 +254,7 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
     doc = library.types["clause-continuation"]
     values = {**doc.example_values(), "clause": "第十二条 服务\n（一）甲。\n（二）乙。"}
     client = FakeClient(["乙方应当按月提交服务报告。"])
-    prepared = prepare_draft(doc, values, prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, values, prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.text.splitlines()[0] == "（三） 乙方应当按月提交服务报告。"
     assert outcome.check is not None and outcome.check.findings == ()
@@ -281,13 +271,13 @@ FIRST_WITHOUT_TEXT = [
 def test_a_part_left_without_text_falls_back_to_its_clause(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     clause = prepared.plan.steps[0].clause
     run = start_draft(prepared, client, endpoint_name="fake", writing="write")
     outcome = run_to_end(run)
     assert outcome.text.splitlines() == [f"8.3 {clause.text}", "8.4 乙方应当按月提交服务报告。"]
     assert run.settled_text() == outcome.text  # what the CLI printed is what was recorded
-    assert "part1:fallback" in outcome.marks and parts_fallen_back(outcome.marks) == 1
+    assert "part1:fallback" in map(str, outcome.marks) and parts_fallen_back(outcome.marks) == 1
     assert parts_without_text(outcome.marks) == 0
     sources = [(o.source, o.clause, o.gates) for o in outcome.provenance]
     assert sources == [("clause", clause.id, ("no_text",)), ("model", "", ())]
@@ -305,12 +295,12 @@ def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[n
     (tmp_path / "clause-continuation" / "clauses.yaml").unlink()
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=tmp_path, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=tmp_path, client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.text.splitlines() == [f"8.3 {NO_TEXT}", "8.4 乙方应当按月提交服务报告。"]
     assert run.settled_text() == outcome.text
-    assert "part1:no_text" in outcome.marks and parts_without_text(outcome.marks) == 1
+    assert "part1:no_text" in map(str, outcome.marks) and parts_without_text(outcome.marks) == 1
     assert [o.source for o in outcome.provenance] == ["placeholder", "model"]
     assert outcome.status == "complete"
     assert outcome.check is not None and not outcome.check.has_errors
@@ -331,7 +321,7 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
 ) -> None:
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=scripts)
-    prepared = prepare_draft(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
     assert [o.source for o in outcome.provenance] == sources
     assert len(client.requests) == requests

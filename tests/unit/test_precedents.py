@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.drafting.context import decide_route
 from app.outline.compose import assemble
 from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values
@@ -25,7 +26,7 @@ def _plan(library: Any, type_id: str) -> tuple[Any, dict[str, str]]:
     doc = library.types[type_id]
     outline = load_outlines(PROMPTS, {type_id: doc}).outlines[type_id]
     values = validate_values(doc, doc.example_values())
-    return plan_for(outline, doc, values), values
+    return plan_for(outline, doc, values, route=decide_route(doc, values)), values
 
 
 def _text(plan: Any, prose: dict[int, str]) -> str:

@@ -14,6 +14,7 @@ import pytest
 
 from app.config import REPO_ROOT
 from app.domain import RenderedPrompt
+from app.drafting.context import decide_route
 from app.prompts import (
     ContextTooLong,
     DocType,
@@ -58,7 +59,8 @@ def test_the_type_list_is_the_library(library: dict[str, DocType]) -> None:
 def test_every_type_renders_its_example_values_as_the_golden_file(
     library: dict[str, DocType], type_id: str
 ) -> None:
-    rendered = render(library[type_id], library[type_id].example_values())
+    doc = library[type_id]
+    rendered = render(doc, doc.example_values(), route=decide_route(doc, doc.example_values()))
     path = GOLDEN / f"{type_id}.txt"
     if os.environ.get("UPDATE_GOLDEN"):
         path.parent.mkdir(exist_ok=True)
@@ -73,7 +75,7 @@ def test_the_cross_border_guide_is_structured_like_a_lawyer_would(
     doc = library["cross-border-filing-guide"]
     assert doc.required_sections == ("【适用情形】", "【材料清单】", "【常见错误】")
     assert "中华人民共和国个人信息保护法" in doc.statutes
-    system = render(doc, doc.example_values()).system
+    system = render(doc, doc.example_values(), route=decide_route(doc, doc.example_values())).system
     for ref in ("《数据出境安全评估办法》第四条", "第六条", "第三十八条", "第三十一条"):
         assert ref in system
     assert "一、" in system and "（一）" in system and "1." in system
@@ -93,7 +95,7 @@ def test_every_required_field_has_an_example_and_labels_in_both_languages(
 
 def test_standard_contract_checklist_cites_its_articles(library: dict[str, DocType]) -> None:
     doc = library["standard-contract-filing"]
-    system = render(doc, doc.example_values()).system
+    system = render(doc, doc.example_values(), route=decide_route(doc, doc.example_values())).system
     assert "第四条" in system and "第七条" in system and "10个工作日" in system
 
 
@@ -107,7 +109,7 @@ def test_clause_continuation_has_a_textarea_for_the_clause(library: dict[str, Do
 
 def errors_for(doc: DocType, **changes: str) -> dict[str, str]:
     with pytest.raises(FieldErrors) as info:
-        render(doc, {**doc.example_values(), **changes})
+        render(doc, {**doc.example_values(), **changes}, route=None)
     return {name: err.code for name, err in info.value.errors.items()}
 
 
@@ -144,7 +146,7 @@ def test_field_error_messages_are_bilingual_and_name_the_field(
 ) -> None:
     doc = library["cross-border-filing-guide"]
     with pytest.raises(FieldErrors) as info:
-        render(doc, {**doc.example_values(), "individuals_count": "many"})
+        render(doc, {**doc.example_values(), "individuals_count": "many"}, route=None)
     err = info.value.errors["individuals_count"]
     assert "涉及人数" in err.message("zh") and "number" in err.message("en")
     assert "非负整数" in err.message("zh")
@@ -156,7 +158,7 @@ def test_optional_fields_may_be_empty_and_numbers_may_have_commas(
     doc = library["cross-border-filing-guide"]
     values = {**doc.example_values(), "individuals_count": "1,200,000", "filing_date": ""}
     values.pop("matter_ref")
-    rendered = render(doc, values)
+    rendered = render(doc, values, route=decide_route(doc, values))
     assert "1,200,000" in rendered.user and "拟申报日期" not in rendered.user
     assert "matter_ref" not in rendered.values
 
@@ -174,7 +176,7 @@ def test_unknown_field_names_are_reported(library: dict[str, DocType]) -> None:
 )
 def test_user_values_come_out_literally(library: dict[str, DocType], payload: str) -> None:
     doc = library["clause-continuation"]
-    rendered = render(doc, {**doc.example_values(), "instructions": payload})
+    rendered = render(doc, {**doc.example_values(), "instructions": payload}, route=None)
     assert payload in rendered.user
     assert "49" not in rendered.user
 
@@ -210,7 +212,7 @@ def test_rendering_an_unsafe_template_raises_template_problem(tmp_path: Path) ->
     doc = load_doc_type(write_type(tmp_path, "ok"))
     unsafe = DocType(**{**doc.__dict__, "user_source": "{{ topic.__class__.__base__ }}"})
     with pytest.raises(TemplateProblem):
-        render(unsafe, {"topic": "x"})
+        render(unsafe, {"topic": "x"}, route=None)
 
 
 def test_an_undefined_variable_is_an_error_not_blank(tmp_path: Path) -> None:
@@ -250,7 +252,7 @@ def test_rendered_prompts_carry_id_version_and_a_stable_hash(
     library: dict[str, DocType], tmp_path: Path
 ) -> None:
     doc = library["cross-border-filing-guide"]
-    rendered = render(doc, doc.example_values())
+    rendered = render(doc, doc.example_values(), route=None)
     assert (rendered.template_id, rendered.template_version) == (doc.id, doc.version)
     assert rendered.template_hash == template_hash(PROMPTS / doc.id) == doc.template_hash
     assert len(rendered.template_hash) == 64
@@ -276,9 +278,8 @@ def test_context_check_refuses_with_the_numbers() -> None:
 def test_token_count_prefers_the_server_and_falls_back_to_an_estimate(
     library: dict[str, DocType],
 ) -> None:
-    rendered = render(
-        library["clause-continuation"], library["clause-continuation"].example_values()
-    )
+    doc = library["clause-continuation"]
+    rendered = render(doc, doc.example_values(), route=None)
     assert count_prompt_tokens(rendered, FakeClient([], tokens=321)) == 321
     estimate = count_prompt_tokens(rendered, FakeClient([], tokens=None))
     assert estimate == estimate_tokens(rendered.messages()) == count_prompt_tokens(rendered)

@@ -1,4 +1,4 @@
-"""OutlineRun: a whole outline draft with the same surface as app.drafting.generation.DraftRun
+"""OutlineRun: a whole outline draft with the same surface as app.drafting.freeform.DraftRun
 (iterate for DraftUpdates, cancel(), outcome()), so the page, the CLI and studies drive both
 modes alike."""
 
@@ -9,13 +9,14 @@ import time
 from collections.abc import Generator, Sequence
 from dataclasses import replace
 
-from app.domain import GenerationParams, GenerationStats, PartWriting, RenderedPrompt
-from app.drafting.generation import DraftUpdate, GenerationOutcome, Run
+from app.domain import CheckResult, GenerationStats, GenerationStatus, Guard, GuardMark, PartWriting
+from app.drafting.checking import check
+from app.drafting.context import DraftContext
+from app.drafting.outcome import DraftUpdate, GenerationOutcome, Run
 from app.llm.client import LLMClient
-from app.outline.compose import OutlinePlan, Step, assemble
+from app.outline.compose import Step, assemble
 from app.outline.provenance import Settled, assembled, facts_for, fallback, origins, settle
 from app.outline.run import (
-    Checker,
     PartResult,
     PartStream,
     Phase,
@@ -23,7 +24,6 @@ from app.outline.run import (
     drop_bad_sentences,
     open_part,
     part_budget,
-    with_context,
 )
 
 
@@ -51,7 +51,7 @@ def combine_stats(
     )
 
 
-def overall_status(parts: Sequence[PartResult], cancelled: bool) -> str:
+def overall_status(parts: Sequence[PartResult], cancelled: bool) -> GenerationStatus:
     if cancelled or any(p.status == "stopped" for p in parts):
         return "stopped"
     if any(p.status == "error" for p in parts):
@@ -65,21 +65,17 @@ class OutlineRun(Run):
     def __init__(
         self,
         client: LLMClient,
-        plan: OutlinePlan,
-        rendered: RenderedPrompt,
-        params: GenerationParams,
+        context: DraftContext,
         *,
-        required_sections: Sequence[str],
         endpoint_name: str,
         speculative_label: str,
-        checker: Checker,
         writing: PartWriting = "write",
     ) -> None:
-        self.client, self.plan, self.rendered, self.params = client, plan, rendered, params
+        if context.plan is None:
+            raise ValueError(f"{context.doc_type_id}: an outline run needs the context's plan")
+        super().__init__(context, endpoint_name=endpoint_name, speculative_label=speculative_label)
+        self.client, self.plan, self.params = client, context.plan, context.params
         self.writing: PartWriting = writing
-        self.required_sections = tuple(required_sections)
-        self.endpoint_name, self.speculative_label = endpoint_name, speculative_label
-        self._checker = with_context(checker, plan.check_prefix)
         self._cancelled = threading.Event()
         self._current: PartStream | None = None
         self._prose: dict[int, str] = {}
@@ -124,7 +120,7 @@ class OutlineRun(Run):
             got = assembled(step)
             self._prose[step.index] = self._settled[step.index] = got.text
             self._sources[step.index] = got
-            marks = ("no_text",) if got.source == "placeholder" else ()
+            marks = (Guard.NO_TEXT,) if got.source == "placeholder" else ()
             self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
             yield self._update(got.text, Phase("streaming", step.index, steps, heading))
             return
@@ -158,24 +154,27 @@ class OutlineRun(Run):
         clause (or NO_TEXT); otherwise its sentences that carry an error are removed now, so
         the text printed part by part is the text recorded. A part left with no prose shows its
         clause, else NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
-        index, values = step.index, dict(self.rendered.values)
+        index, values = step.index, dict(self.context.prompt.values)
         facts = facts_for(values, self.plan.facts, step)
         got = settle(self._prose[index], step, self.writing, facts, self.plan.system)
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
             steps = self.plan.steps[: index + 1]
-            _, _, removed = drop_bad_sentences(self._prose, steps, self._checker, (), keep)
+            _, _, removed = drop_bad_sentences(self._prose, steps, self._check, keep)
             self._removed += removed
             if not self._prose[index]:
                 got = fallback(step, ("no_text",))
         last = self._parts[-1]
         if got.fell_back:
             self._prose[index] = got.text
-            marks = ("no_text",) if got.source == "placeholder" else ("fallback",)
+            marks = (Guard.NO_TEXT,) if got.source == "placeholder" else (Guard.FALLBACK,)
             status = "complete" if last.status == "truncated" else last.status
             self._parts[-1] = replace(last, status=status, marks=(*last.marks, *marks))
         self._sources[index] = got
         self._settled[index] = self._prose[index]
+
+    def _check(self, text: str) -> CheckResult:
+        return check(self.context, text)
 
     def part_text(self, index: int) -> str:
         """A finished generated part's final text (its prose, clause or placeholder)."""
@@ -191,26 +190,23 @@ class OutlineRun(Run):
         cancelled = self._cancelled.is_set()
         status = overall_status(self._parts, cancelled)
         text, _ = assemble(self.plan.steps, self._prose)
-        check, removed = self._checker(text, self.required_sections), self._removed
-        marks = [f"part{p.index + 1}:{m}" for p in self._parts for m in p.marks]
+        found, removed = self._check(text), self._removed
+        marks = [GuardMark(m, part=p.index + 1) for p in self._parts for m in p.marks]
         if removed:
-            marks.append(f"sentences_removed:{removed}")
+            marks.append(GuardMark(Guard.SENTENCES_REMOVED, count=removed))
         errors = [p.error for p in self._parts if p.error]
         settled = {i: s for i, s in self._sources.items() if i in self._settled}
         self._outcome = GenerationOutcome(
-            rendered=self.rendered,
-            params=self.params,
+            context=self.context,
             endpoint_name=self.endpoint_name,
             model=self._model,
             speculative_label=self.speculative_label,
             text=text,
-            status=status,  # type: ignore[arg-type]
+            status=status,
             error=errors[0] if errors else None,
             stats=combine_stats(self._parts, self._started, self._first),
-            check=check,
+            check=found,
             finish_reason="length" if status == "truncated" else None,
-            findings=tuple(f.to_dict() for f in check.findings),
-            mode="outline",
             marks=tuple(marks),
             thinking="\n".join(p.thinking for p in self._parts if p.thinking),
             parts=tuple(self._parts),

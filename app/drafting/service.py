@@ -1,0 +1,53 @@
+"""The one draft service, for the Draft page, `lexspec draft`, studies and the bench alike:
+`prepare` (app.drafting.context) builds the context, `start_draft` runs it (free-form or
+outline), `run_to_end` drives a run without showing it, and `app.drafting.recording.keep`
+records the outcome."""
+
+from __future__ import annotations
+
+from app.domain import PartWriting
+from app.drafting.context import DraftContext
+from app.drafting.freeform import DraftRun, stream_draft
+from app.drafting.outcome import GenerationOutcome, Run
+from app.drafting.outline_run import OutlineRun
+from app.llm.client import LLMClient
+
+
+def start_draft(
+    context: DraftContext,
+    client: LLMClient,
+    *,
+    endpoint_name: str,
+    speculative_label: str = "",
+    writing: PartWriting | None = None,
+) -> DraftRun | OutlineRun:
+    """A DraftRun (free-form) or an OutlineRun (outline), as the context's mode says; both are
+    iterated for DraftUpdates, cancel() to stop, outcome() afterwards. Nothing is sent before
+    iteration. An outline's generated parts are written as `writing` says (None: the
+    endpoint's setting)."""
+    if context.mode == "outline":
+        return OutlineRun(
+            client,
+            context,
+            endpoint_name=endpoint_name,
+            speculative_label=speculative_label,
+            writing=writing or endpoint_writing(endpoint_name),
+        )
+    return stream_draft(
+        client, context, endpoint_name=endpoint_name, speculative_label=speculative_label
+    )
+
+
+def endpoint_writing(endpoint_name: str) -> PartWriting:
+    """How the named endpoint writes outline parts (Settings: `writing`; default adapt)."""
+    from app.config import get_settings
+
+    endpoint = get_settings().all_endpoints().get(endpoint_name)
+    return endpoint.writing if endpoint is not None else "adapt"
+
+
+def run_to_end(run: Run) -> GenerationOutcome:
+    """Iterate a run without showing it (studies, benchmarks) and return its outcome."""
+    for _update in run:
+        pass
+    return run.outcome()
