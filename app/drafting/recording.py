@@ -6,15 +6,13 @@ log's record). It writes the outcome to the audit log in its own unit of work (a
 after a transient lock or connection blip), with any spooled records replayed ahead of it
 in the hash chain. When the database still cannot be written, the record goes to the spool
 file (audit.spool) and the returned `Kept.problem` says so, for the page or the command to
-show; `lexspec audit verify` counts what is still spooled. `spool_status()` is what the
-Monitor page shows: records still waiting, and lines moved to the quarantine file because
-they could not be read back (audit.spool).
+show; `lexspec audit verify` and the Monitor page count what is still spooled and what was
+quarantined (app.database.spool_status).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.domain import Bilingual
@@ -32,24 +30,6 @@ class Kept:
     generation_id: int | None
     problem: Bilingual | None = None
     spooled: bool = False
-
-
-@dataclass(frozen=True)
-class SpoolStatus:
-    """Records waiting in the spool, and unreadable lines kept in its quarantine file."""
-
-    pending: int
-    quarantined: int
-    spool_path: Path
-    quarantine_path: Path
-
-
-def spool_status() -> SpoolStatus:
-    """How many records wait in the spool and how many lines sit in its quarantine."""
-    from app.database import spool
-
-    target = spool()
-    return SpoolStatus(target.pending(), target.quarantined(), target.path, target.quarantine_path)
 
 
 def keep(
