@@ -130,9 +130,9 @@ def _report_spool() -> bool:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from app.auditing.verify import verify_all
     from app.config import get_settings
     from app.database import session_scope
+    from app.database.verify import verify_all
     from app.review.precedents import published_faults
     from audit.anchor import parse
 
@@ -176,8 +176,8 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:
-    from app.auditing.anchoring import anchor
     from app.database import get_engine
+    from app.database.anchoring import anchor
 
     get_engine()  # first use anchors a chain that has no checkpoint yet
     target = anchor()

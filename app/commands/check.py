@@ -50,8 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def read_facts(source: str) -> dict[str, str]:
     """The form's values from a JSON object file, checked as the facts check reads them."""
+    from app.route.facts import form_facts
     from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD
-    from app.validation.facts import form_facts
 
     try:
         data = json.loads(read_draft(source))

@@ -32,8 +32,8 @@ def catalogue() -> Catalogue:
 def check(context: DraftContext, text: str) -> CheckResult:
     """Findings and citations for `text` under `context`; spans are offsets into `text` (the
     continuation prefix is read first, its own findings left out)."""
+    from app.route.facts import with_facts
     from app.validation import check as check_text
-    from app.validation.facts import with_facts
 
     prefix = context.check_prefix
     full_text = prefix + text

@@ -22,7 +22,7 @@ from app.outline.clauses import ChosenClause
 from app.outline.compose import OutlinePlan
 from app.outline.model import Outline
 from app.route import RouteDecision
-from app.validation.facts import FormFacts, form_facts
+from app.route.facts import FormFacts, form_facts
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient

@@ -3,7 +3,7 @@ prose.wrong_fact gate: `PEOPLE_AFTER`, `about_sensitive`), and how a draft state
 超过10万人, 100万人以上, 不足1万人, 约120万人, 近120万人, 120万人左右), and over which counting
 period (the rules count 自当年1月1日起; 自上年1月1日起, 上一年度, 过去12个月 … is another).
 
-Used by the facts check (app/validation/facts.py): a bound the form's count cannot satisfy is a
+Used by the facts check (app/route/facts.py): a bound the form's count cannot satisfy is a
 contradiction; an approximation within APPROX of the form's count is not. Pure functions."""
 
 from __future__ import annotations

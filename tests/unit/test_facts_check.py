@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.route.facts import check_facts, form_facts
 from app.route.form import decision_from_values
-from app.validation.facts import check_facts, form_facts
 from app.validation.quantities import dates, quantities
 
 FIXTURES = Path(__file__).parent / "facts_fixtures"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from app.route.facts import check_facts, form_facts
 from app.route.form import decision_from_values
 from app.validation.count_claims import Bound
-from app.validation.facts import check_facts, form_facts
 from app.validation.quantities import quantities
 
 HERE = Path(__file__).parent

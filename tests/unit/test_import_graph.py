@@ -21,8 +21,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.domain", "app.i18n"),  # shared types and bilingual text
     ("app.serving",),  # the embedded model server, self-contained (Settings derive from it)
     ("app.config",),  # the one Settings
-    ("app.database", "app.auditing", "app.accounts"),  # unit of work, checkpoints, who acts
-    ("app.validation", "app.route", "app.llm", "app.export"),  # pure checks, routes, client, DOCX
+    ("app.database", "app.accounts"),  # unit of work, spool, checkpoints, verify; who acts
+    ("app.validation",),  # pure checks of a text against the statute texts
+    ("app.route", "app.llm", "app.export"),  # the transfer route and facts check, client, DOCX
     ("app.prompts",),  # document types and rendering
     ("app.outline", "app.ops"),  # outline drafting parts; operator tools around a server
     ("app.drafting",),  # the draft: prepare, run, check, record, revise

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.auditing.anchoring import anchor
 from app.database import SpoolStatus, spool_status
+from app.database.anchoring import anchor
 from audit import anchor as anchoring
 from audit.anchor import Checkpoint
 from audit.domain import Bilingual, ChainReport

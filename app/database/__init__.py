@@ -5,7 +5,7 @@ when it raises. Keep blocks short (the audit chain is locked from an append to t
 commit). Pages and commands own it; services take the session and never commit.
 `write(work)` runs a unit of work again after a transient lock or connection blip
 (audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
-the chain is anchored if no checkpoint exists yet (app.auditing.anchoring), and the audit spool
+the chain is anchored if no checkpoint exists yet (app.database.anchoring), and the audit spool
 (audit.spool, in the data directory) is replayed; `spool_status()` counts what still waits.
 Every commit that extends the chain writes a signed checkpoint outside the database.
 """
@@ -24,8 +24,8 @@ from typing import TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.auditing.anchoring import anchor_first_start, watch
 from app.config import get_settings
+from app.database.anchoring import anchor_first_start, watch
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
 from audit.spool import SPOOL_FILE, Spool
@@ -94,7 +94,7 @@ def get_engine() -> Engine:
 
 @lru_cache(maxsize=1)
 def get_session_factory() -> sessionmaker[Session]:
-    """Sessions whose commits that extend the audit chain are checkpointed (app.auditing.anchoring)."""
+    """Sessions whose commits that extend the audit chain are checkpointed (app.database.anchoring)."""
     return watch(make_session_factory(get_engine()))
 
 

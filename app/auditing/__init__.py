@@ -1,1 +1,0 @@
-"""The audit chain seen from the app: checkpoints outside the database, and what verify checks."""
