@@ -118,9 +118,9 @@ def can_see_all_history(user: User) -> bool:
     return user.role == "admin"
 
 
-def change_password(old_password: str, new_password: str, *, session: Session, user: User) -> User:
-    """Change the signed-in user's password; raises UserError with a bilingual message."""
-    return users.change_password(user.name, old_password, new_password, session=session)
+def change_password(old_password: str, new_password: str, *, session: Session, actor: User) -> User:
+    """Change the signed-in user's own password; raises UserError with a bilingual message."""
+    return users.change_password(actor.name, old_password, new_password, session=session)
 
 
 def first_run_admin(*, session: Session) -> str | None:

@@ -14,13 +14,16 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.domain import describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from app.outline.model import OutlineLibrary
+    from audit.domain import User
 
 BAD_INPUT = 2
 
@@ -150,7 +153,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     return run
 
 
-def _actor(name: str, session: Any) -> Any:
+def _actor(name: str, session: Session) -> User:
     from app.accounts import PermissionDenied
     from audit.users import get_user
 
@@ -168,14 +171,16 @@ def handle_propose(args: argparse.Namespace) -> int:
     settings = get_settings()
     refused = 0
     with session_scope() as session:
-        user = _actor(args.actor, session)
-        found = precedents.candidates(user, args.revision, settings=settings, session=session)
+        actor = _actor(args.actor, session)
+        found = precedents.candidates(
+            args.revision, settings=settings, session=session, actor=actor
+        )
         if not found:
             print(cli_text("cli.clauses.no_candidates"))
         for cand in found:
-            draft = cand.draft(user.name, placeholders=not args.keep_values)
+            draft = cand.draft(actor.name, placeholders=not args.keep_values)
             try:
-                row = precedents.propose(user, draft, settings=settings, session=session)
+                row = precedents.propose(draft, settings=settings, session=session, actor=actor)
             except precedents.ClauseRefused as exc:
                 refused += 1
                 print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
@@ -218,8 +223,8 @@ def handle_approve(args: argparse.Namespace) -> int:
     from app.review import precedents
 
     with session_scope() as session:
-        user = _actor(args.actor, session)
-        row = precedents.approve(user, args.id, settings=get_settings(), session=session)
+        actor = _actor(args.actor, session)
+        row = precedents.approve(args.id, settings=get_settings(), session=session, actor=actor)
     print(
         cli_text(
             "cli.clauses.approved",
@@ -237,8 +242,8 @@ def handle_reject(args: argparse.Namespace) -> int:
     from app.review import precedents
 
     with session_scope() as session:
-        user = _actor(args.actor, session)
-        row = precedents.reject(user, args.id, note=args.note, session=session)
+        actor = _actor(args.actor, session)
+        row = precedents.reject(args.id, note=args.note, session=session, actor=actor)
     print(cli_text("cli.clauses.rejected", id=row.id, clause=row.clause_id))
     return 0
 
@@ -287,10 +292,10 @@ def handle_import(args: argparse.Namespace) -> int:
 
     source = args.file.read_text(encoding="utf-8")
     with session_scope() as session:
-        user = _actor(args.actor, session)
+        actor = _actor(args.actor, session)
         done = precedents.import_yaml(
-            user, source, doc_type=args.doc_type, name=args.file.name,
-            settings=get_settings(), session=session,
+            source, doc_type=args.doc_type, name=args.file.name,
+            settings=get_settings(), session=session, actor=actor,
         )  # fmt: skip
     state = cli_text("cli.clauses.state_approved" if done.approved else "cli.clauses.state_pending")
     print(cli_text("cli.clauses.imported", count=len(done.proposed), state=state))

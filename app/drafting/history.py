@@ -30,15 +30,14 @@ class HistoryPage:
         return self.offset + len(self.items) < self.total
 
 
-def _owner_filter(user: User, user_name: str | None) -> str | None:
-    """Whose generations `user` may list: an admin's choice, everyone else's own."""
-    if can_see_all_history(user):
+def _owner_filter(actor: User, user_name: str | None) -> str | None:
+    """Whose generations `actor` may list: an admin's choice, everyone else's own."""
+    if can_see_all_history(actor):
         return user_name or None
-    return user.name
+    return actor.name
 
 
 def search(
-    user: User,
     *,
     text: str | None = None,
     doc_type: str | None = None,
@@ -47,11 +46,12 @@ def search(
     limit: int = PAGE_SIZE,
     offset: int = 0,
     session: Session,
+    actor: User,
 ) -> HistoryPage:
-    """One page of generations visible to `user`, newest first."""
-    require_role(user, "drafter", "reviewer")
+    """One page of generations visible to `actor`, newest first."""
+    require_role(actor, "drafter", "reviewer")
     filters = {
-        "user_name": _owner_filter(user, user_name),
+        "user_name": _owner_filter(actor, user_name),
         "text": (text or "").strip() or None,
         "doc_type": doc_type or None,
         "status": status or None,
@@ -65,12 +65,12 @@ def _page(session: Session, filters: dict[str, str | None], limit: int, offset: 
     return HistoryPage(tuple(items), total, offset, limit)
 
 
-def reopen(user: User, generation_id: int, *, session: Session) -> StoredGeneration:
-    """The full logged generation (prompts, fields, output, findings) if `user` may see it."""
-    require_role(user, "drafter", "reviewer")
+def reopen(generation_id: int, *, session: Session, actor: User) -> StoredGeneration:
+    """The full logged generation (prompts, fields, output, findings) if `actor` may see it."""
+    require_role(actor, "drafter", "reviewer")
     stored = store.get_generation(generation_id, session=session)
     if stored is None:
         raise LookupError(cli_text("history.no_generation", id=generation_id))
-    if not can_see_all_history(user) and stored.record.user_name != user.name:
+    if not can_see_all_history(actor) and stored.record.user_name != actor.name:
         raise PermissionDenied("只能查看自己的生成记录", "You can only open your own generations")
     return stored

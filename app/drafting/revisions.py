@@ -68,9 +68,9 @@ def findings_of(items: Sequence[object]) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def _check_editable(user: User, stored: StoredGeneration) -> None:
-    require_role(user, "drafter")
-    if stored.record.user_name != user.name and not can_see_all_history(user):
+def _check_editable(actor: User, stored: StoredGeneration) -> None:
+    require_role(actor, "drafter")
+    if stored.record.user_name != actor.name and not can_see_all_history(actor):
         raise PermissionDenied("只能修订自己的草稿", "You can only revise your own drafts")
 
 
@@ -86,11 +86,11 @@ def current_text(generation_id: int, *, session: Session) -> CurrentText | None:
 
 
 def save_revision(
-    user: User,
     generation_id: int,
     text: str,
     *,
     session: Session,
+    actor: User,
     base_revision: int,
 ) -> StoredRevision:
     """Append `text` as the next revision of the generation, with its findings: the draft's
@@ -103,8 +103,8 @@ def save_revision(
     from app.drafting.checking import check
     from app.drafting.context import stored_context
 
-    stored = reopen(user, generation_id, session=session)
-    _check_editable(user, stored)
+    stored = reopen(generation_id, session=session, actor=actor)
+    _check_editable(actor, stored)
     if not text.strip():
         raise RevisionError("修订稿为空，未保存。", "The revision is empty; nothing was saved.")
     if len(text) > MAX_CHARS:
@@ -123,26 +123,26 @@ def save_revision(
         generation_id,
         text,
         session=session,
-        user_name=user.name,
+        user_name=actor.name,
         base=base_revision,
         findings=[f.to_dict() for f in findings],
     )
 
 
-def list_revisions(user: User, generation_id: int, *, session: Session) -> list[StoredRevision]:
-    """The generation's revisions, oldest first, if `user` may see the generation."""
-    reopen(user, generation_id, session=session)
+def list_revisions(generation_id: int, *, session: Session, actor: User) -> list[StoredRevision]:
+    """The generation's revisions, oldest first, if `actor` may see the generation."""
+    reopen(generation_id, session=session, actor=actor)
     return revision_store.list_revisions(generation_id, session=session)
 
 
 def get_revision(
-    user: User, revision_id: int, *, session: Session
+    revision_id: int, *, session: Session, actor: User
 ) -> tuple[StoredGeneration, StoredRevision]:
-    """A revision with its generation, if `user` may see the generation."""
+    """A revision with its generation, if `actor` may see the generation."""
     revision = revision_store.get_revision(revision_id, session=session)
     if revision is None:
         raise LookupError(cli_text("revisions.not_found", id=revision_id))
-    return reopen(user, revision.generation_id, session=session), revision
+    return reopen(revision.generation_id, session=session, actor=actor), revision
 
 
 def revision_counts(generation_ids: Sequence[int], *, session: Session) -> dict[int, int]:

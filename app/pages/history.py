@@ -24,7 +24,7 @@ def _search(user: User, text: str, status: str | None) -> HistoryPage:
     from app.drafting import history
 
     with db_session() as session:
-        return history.search(user, session=session, text=text or None, status=status)
+        return history.search(session=session, actor=user, text=text or None, status=status)
 
 
 def _table(rows: list[GenerationSummary]) -> None:
@@ -97,7 +97,7 @@ def _open(user: User, generation_id: int) -> None:
 
     try:
         with db_session() as session:
-            stored = history.reopen(user, generation_id, session=session)
+            stored = history.reopen(generation_id, session=session, actor=user)
     except (LookupError, PermissionError):
         st.warning(tr("history.not_found"))
         return

@@ -37,7 +37,7 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
     if st.button(tr("precedents.propose"), key=f"{key}.propose", icon=":material/library_add:"):
         try:
             with db_session() as session:
-                row = precedents.propose(user, draft, settings=settings(), session=session)
+                row = precedents.propose(draft, settings=settings(), session=session, actor=user)
         except Exception as exc:  # refused, no permission, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
             return
@@ -63,11 +63,13 @@ def _decisions(user: User, revision: StoredRevision) -> None:
         try:
             if cols[0].button(tr("precedents.approve"), key=f"precedents.approve.{row.id}"):
                 with db_session() as session:
-                    done = precedents.approve(user, row.id, settings=settings(), session=session)
+                    done = precedents.approve(
+                        row.id, settings=settings(), session=session, actor=user
+                    )
                 st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
             elif cols[1].button(tr("precedents.reject"), key=f"precedents.reject.{row.id}"):
                 with db_session() as session:
-                    done = precedents.reject(user, row.id, note=str(note), session=session)
+                    done = precedents.reject(row.id, note=str(note), session=session, actor=user)
                 st.success(tr("precedents.rejected", clause=done.clause_id))
         except Exception as exc:  # refused by the checks, decided meanwhile, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
@@ -83,7 +85,7 @@ def proposals(user: User, revision: StoredRevision) -> None:
         try:
             with db_session() as session:
                 found = precedents.candidates(
-                    user, revision.id, settings=settings(), session=session
+                    revision.id, settings=settings(), session=session, actor=user
                 )
             if not found:
                 st.info(tr("precedents.none"))

@@ -125,7 +125,9 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
     base = _bases().get(gid, (0, result.text))[0]
     try:
         with db_session() as session:
-            saved = revisions.save_revision(user, gid, text, session=session, base_revision=base)
+            saved = revisions.save_revision(
+                gid, text, session=session, actor=user, base_revision=base
+            )
     except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
@@ -262,7 +264,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     from app.drafting import revisions
 
     with db_session() as session:
-        items = revisions.list_revisions(user, stored.id, session=session)
+        items = revisions.list_revisions(stored.id, session=session, actor=user)
     st.markdown(f"#### {tr('revisions.title')}")
     if not items:
         st.caption(tr("revisions.none"))
@@ -323,12 +325,12 @@ def approve_button(result: DraftResult, text: str) -> None:
     try:
         with db_session() as session:
             approval = approve_output(
-                user,
                 chosen[0],
                 doc_type=result.request.doc_type_id,
                 generation_id=result.generation_id,
                 settings=settings(),
                 session=session,
+                actor=user,
                 revision_id=chosen[1],
             )
     except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text

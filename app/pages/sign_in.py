@@ -51,7 +51,7 @@ def _change_password_form(user: User) -> None:
         return
     try:
         with db_session() as session:
-            updated = accounts.change_password(old, new, session=session, user=user)
+            updated = accounts.change_password(old, new, session=session, actor=user)
     except Exception as exc:  # too short, wrong old password, ...: the service explains
         st.error(describe(exc).text(lang()))
         return

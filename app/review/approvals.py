@@ -44,13 +44,13 @@ def _safe_name(value: str) -> str:
 
 
 def approve_output(
-    user: User,
     text: str,
     *,
     doc_type: str,
     generation_id: int | None,
     settings: Settings,
     session: Session,
+    actor: User,
     revision_id: int | None = None,
 ) -> Approval:
     """Write `text` to corpus_dir/<doc_type>/ and log an `output.approved` audit event in the
@@ -59,7 +59,7 @@ def approve_output(
     `revision_id` names the saved revision approved (None: the model's own text); the page
     saves unsaved edits as a revision first, so the approved text is always in the log.
     """
-    require_role(user, "drafter", "admin")
+    require_role(actor, "drafter", "admin")
     body = text.strip()
     if not body:
         raise ApprovalError("草稿为空，无法批准。", "The draft is empty; nothing to approve.")
@@ -86,6 +86,6 @@ def approve_output(
         "chars": len(body),
     }
     event_id = append_event(
-        session=session, actor=user.name, kind="output.approved", payload=payload
+        session=session, actor=actor.name, kind="output.approved", payload=payload
     )
     return Approval(path=path, sha256=digest, event_id=event_id)

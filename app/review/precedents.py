@@ -294,7 +294,7 @@ def _new_id(part: str, taken: set[str]) -> str:
 
 
 def candidates(
-    user: User, revision_id: int, *, settings: Settings, session: Session
+    revision_id: int, *, settings: Settings, session: Session, actor: User
 ) -> tuple[Candidate, ...]:
     """The parts of a saved revision whose text differs from the model's draft, each proposed
     as a clause for its part: a firm clause for the same part and conditions gets a new
@@ -304,8 +304,8 @@ def candidates(
     from app.outline.compose import NO_TEXT
     from app.outline.conditions import condition_facts
 
-    require_role(user, "drafter", "admin")
-    stored, revision = get_revision(user, revision_id, session=session)
+    require_role(actor, "drafter", "admin")
+    stored, revision = get_revision(revision_id, session=session, actor=actor)
     lib = type_library(stored.record.doc_type, settings)
     plan, values, route = _draft_plan(stored, lib)
     edited = split_parts(revision.text, plan.steps)
@@ -353,16 +353,16 @@ def candidates(
 
 
 def propose(
-    user: User, draft: FirmClauseDraft, *, settings: Settings, session: Session
+    draft: FirmClauseDraft, *, settings: Settings, session: Session, actor: User
 ) -> StoredFirmClause:
     """A pending firm clause (drafter or admin), refused with the finding when it fails the
     clause library's checks; a chained `clause.proposed` event."""
-    require_role(user, "drafter", "admin")
+    require_role(actor, "drafter", "admin")
     lib = type_library(draft.doc_type, settings)
     reason = refusal(draft, lib)
     if reason is not None:
         raise _refuse(draft, reason)
-    return store.add_proposal(draft, session=session, actor=user.name)
+    return store.add_proposal(draft, session=session, actor=actor.name)
 
 
 def _pending(row_id: int, *, session: Session) -> StoredFirmClause:
@@ -390,18 +390,18 @@ def _draft_of(row: StoredFirmClause) -> FirmClauseDraft:
     )
 
 
-def approve(user: User, row_id: int, *, settings: Settings, session: Session) -> StoredFirmClause:
+def approve(row_id: int, *, settings: Settings, session: Session, actor: User) -> StoredFirmClause:
     """Approve a pending clause as the next version of its id (admin only): the checks run
     again (the statute texts or the outline may have changed since it was proposed); a chained
     `clause.approved` event; after the commit the type's firm library is published."""
-    require_role(user, "admin")
+    require_role(actor, "admin")
     row = _pending(row_id, session=session)
     lib = type_library(row.doc_type, settings)
     reason = refusal(_draft_of(row), lib)
     if reason is not None:
         raise _refuse(_draft_of(row), reason)
     try:
-        approved = store.decide(row_id, "approved", session=session, actor=user.name)
+        approved = store.decide(row_id, "approved", session=session, actor=actor.name)
     except (LookupError, ValueError) as exc:  # decided meanwhile by another admin
         raise PrecedentError(
             f"条款提议 {row_id} 已被处理", f"Clause proposal {row_id} was decided meanwhile"
@@ -410,12 +410,12 @@ def approve(user: User, row_id: int, *, settings: Settings, session: Session) ->
     return approved
 
 
-def reject(user: User, row_id: int, *, note: str, session: Session) -> StoredFirmClause:
+def reject(row_id: int, *, note: str, session: Session, actor: User) -> StoredFirmClause:
     """Reject a pending clause (admin only), with the reason; a chained `clause.rejected` event."""
-    require_role(user, "admin")
+    require_role(actor, "admin")
     _pending(row_id, session=session)
     try:
-        return store.decide(row_id, "rejected", session=session, actor=user.name, note=note)
+        return store.decide(row_id, "rejected", session=session, actor=actor.name, note=note)
     except (LookupError, ValueError) as exc:
         raise PrecedentError(
             f"条款提议 {row_id} 已被处理", f"Clause proposal {row_id} was decided meanwhile"
@@ -532,14 +532,14 @@ class Imported:
 
 
 def import_yaml(
-    user: User, source: str, *, doc_type: str, name: str, settings: Settings, session: Session
+    source: str, *, doc_type: str, name: str, settings: Settings, session: Session, actor: User
 ) -> Imported:
     """Clauses from a YAML file in the schema of prompts/<type>/clauses.yaml: proposed, and
     for an admin approved, all through the same checks. All or nothing: a file with a refused
     clause changes nothing (ClauseRefused names it); a broken file raises ClauseFileError."""
     from app.outline.clauses import parse_clauses
 
-    require_role(user, "drafter", "admin")
+    require_role(actor, "drafter", "admin")
     clauses = parse_clauses(source, name=name, origin="firm")
     lib = type_library(doc_type, settings)
     drafts = [
@@ -557,8 +557,10 @@ def import_yaml(
     for d in drafts:
         if (reason := refusal(d, lib)) is not None:
             raise _refuse(d, reason)
-    proposed = tuple(store.add_proposal(d, session=session, actor=user.name) for d in drafts)
-    if user.role != "admin":
+    proposed = tuple(store.add_proposal(d, session=session, actor=actor.name) for d in drafts)
+    if actor.role != "admin":
         return Imported(proposed, ())
-    approved = tuple(approve(user, row.id, settings=settings, session=session) for row in proposed)
+    approved = tuple(
+        approve(row.id, settings=settings, session=session, actor=actor) for row in proposed
+    )
     return Imported(proposed, approved)

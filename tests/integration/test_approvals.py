@@ -47,12 +47,12 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
     drafter = _user("drafter")
     with session_scope() as session:
         approval = approve_output(
-            drafter,
             GUIDE,
             doc_type="cross-border-filing-guide",
             generation_id=7,
             settings=settings,
             session=session,
+            actor=drafter,
         )
     assert approval.path.read_text(encoding="utf-8") == GUIDE.strip() + "\n"
     # the retrieval drafter's file scan finds it
@@ -73,11 +73,11 @@ def test_reviewers_cannot_approve_and_empty_drafts_are_refused(app_settings: Non
     reviewer, admin = _user("reviewer"), _user("admin")
     with session_scope() as session, pytest.raises(PermissionDenied):
         approve_output(
-            reviewer, GUIDE, doc_type="x", generation_id=1, settings=settings, session=session
+            GUIDE, doc_type="x", generation_id=1, settings=settings, session=session, actor=reviewer
         )
     with session_scope() as session, pytest.raises(ApprovalError) as err:
         approve_output(
-            admin, "  \n", doc_type="x", generation_id=1, settings=settings, session=session
+            "  \n", doc_type="x", generation_id=1, settings=settings, session=session, actor=admin
         )
     assert "empty" in err.value.message("en")
     assert not settings.resolved_corpus_dir.exists() or not any(

@@ -94,11 +94,11 @@ def _revision(edit: str = ADDED) -> int:
     assert gid is not None
     with database.session_scope() as session:
         saved = save_revision(
-            _user("dana", session),
             gid,
             outcome.text.replace(paragraph, paragraph + edit),
             session=session,
             base_revision=0,
+            actor=_user("dana", session),
         )
     return saved.id
 
@@ -107,15 +107,15 @@ def _propose(revision_id: int) -> Any:
     settings = get_settings()
     with database.session_scope() as session:
         dana = _user("dana", session)
-        (cand,) = precedents.candidates(dana, revision_id, settings=settings, session=session)
-        row = precedents.propose(dana, cand.draft("dana"), settings=settings, session=session)
+        (cand,) = precedents.candidates(revision_id, settings=settings, session=session, actor=dana)
+        row = precedents.propose(cand.draft("dana"), settings=settings, session=session, actor=dana)
     return cand, row
 
 
 def _approve(row_id: int, who: str = "boss") -> Any:
     with database.session_scope() as session:
         return precedents.approve(
-            _user(who, session), row_id, settings=get_settings(), session=session
+            row_id, settings=get_settings(), session=session, actor=_user(who, session)
         )
 
 
@@ -184,7 +184,7 @@ def test_a_clause_whose_citation_is_wrong_is_refused_with_the_finding(app_settin
     )
     settings = get_settings()
     with database.session_scope() as session, pytest.raises(precedents.ClauseRefused) as refused:
-        precedents.propose(_user("dana", session), wrong, settings=settings, session=session)
+        precedents.propose(wrong, settings=settings, session=session, actor=_user("dana", session))
     assert "firm.why-route.wrong" in str(refused.value) and "citation." in str(refused.value)
     # a pending clause that fails the checks by the time of approval (the statute texts or the
     # outline changed since it was proposed) is refused again, and stays pending
@@ -194,8 +194,10 @@ def test_a_clause_whose_citation_is_wrong_is_refused_with_the_finding(app_settin
         _approve(row.id)
     with database.session_scope() as session:
         with pytest.raises(PermissionDenied):
-            precedents.reject(_user("dana", session), row.id, note="x", session=session)
-        done = precedents.reject(_user("boss", session), row.id, note="第九条", session=session)
+            precedents.reject(row.id, note="x", session=session, actor=_user("dana", session))
+        done = precedents.reject(
+            row.id, note="第九条", session=session, actor=_user("boss", session)
+        )
     assert (done.status, done.version, done.note) == ("rejected", None, "第九条")
     assert _why_route(_assembled()).clause == SHIPPED
     with pytest.raises(precedents.PrecedentError, match="already rejected"):
@@ -248,7 +250,9 @@ def test_a_savepoint_or_a_rollback_publishes_nothing(app_settings: Path) -> None
     _, row = _propose(_revision())
     published = firm_clauses_file(GUIDE)
     with pytest.raises(RuntimeError), database.session_scope() as session:
-        precedents.approve(_user("boss", session), row.id, settings=get_settings(), session=session)
+        precedents.approve(
+            row.id, settings=get_settings(), session=session, actor=_user("boss", session)
+        )
         with session.begin_nested():  # a savepoint released inside the same unit of work
             pass
         assert not published.exists()

@@ -115,11 +115,7 @@ def test_page_revision_and_cli_give_the_same_findings(
     user = make_user("alice", "drafter")
     with database.session_scope() as session:
         saved = revisions.save_revision(
-            user,  # type: ignore[arg-type]
-            generation_id,
-            edited,
-            session=session,
-            base_revision=0,
+            generation_id, edited, session=session, base_revision=0, actor=user
         )
     (tmp_path / "draft.md").write_text(edited, encoding="utf-8")
     cli = _cli_findings(generation_id, tmp_path / "draft.md", capsys)

@@ -67,7 +67,7 @@ def test_save_revision_then_approve_uses_it(app_env: Path) -> None:  # noqa: F81
     assert any("Same text as the last saved version" in e.value for e in at.error)
 
     with database.session_scope() as session:
-        (saved,) = revisions.list_revisions(alice, gid, session=session)  # type: ignore[arg-type]
+        (saved,) = revisions.list_revisions(gid, session=session, actor=alice)  # type: ignore[arg-type]
     assert saved.text == EDITED and saved.user_name == "alice"
     assert not [f for f in saved.findings if f["code"] == "citation.repealed"]
 
@@ -102,7 +102,7 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
     with database.session_scope() as session:
-        revisions.save_revision(alice, gid, EDITED, session=session, base_revision=0)  # type: ignore[arg-type]
+        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=alice)  # type: ignore[arg-type]
     at = page_as(_history_page, alice)
     assert not at.exception
     assert any(c.value == "1 revision(s)" for c in at.caption)
@@ -158,7 +158,9 @@ def test_a_second_tab_cannot_drop_the_first_tabs_revision(app_env: Path) -> None
     diff = next(h.proto.body for h in tab_b.get("html") if "lexspec-redline" in h.proto.body)
     assert "三、另一窗口</ins>" in diff and "二、材料</del>" in diff  # theirs vs the newest
     with database.session_scope() as session:
-        assert [r.text for r in revisions.list_revisions(alice, gid, session=session)] == [EDITED]  # type: ignore[arg-type]
+        assert [r.text for r in revisions.list_revisions(gid, session=session, actor=alice)] == [
+            EDITED
+        ]  # type: ignore[arg-type]
 
     _click(tab_b, "revisions.load.")  # the way forward: the newest revision in the editor
     assert _editor(tab_b).value == EDITED  # type: ignore[attr-defined]

@@ -45,11 +45,11 @@ def test_saving_appends_chained_numbered_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        first = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        first = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
         session.commit()
     with db_session_factory() as session:
         second = revisions.save_revision(
-            ADMIN, gid, EDITED + "二、材料\n", session=session, base_revision=1
+            gid, EDITED + "二、材料\n", session=session, base_revision=1, actor=ADMIN
         )
         store.append_event(session=session, actor="x", kind="k", payload={})
         session.commit()
@@ -57,7 +57,7 @@ def test_saving_appends_chained_numbered_revisions(
     assert (first.user_name, second.user_name) == ("alice", "root")
     assert first.seq == 2 and second.seq == 3
     with db_session_factory() as session:
-        listed = revisions.list_revisions(ALICE, gid, session=session)
+        listed = revisions.list_revisions(gid, session=session, actor=ALICE)
         report = store.verify_chain(session=session)
         now = revisions.current_text(gid, session=session)
     assert [r.text for r in listed] == [EDITED, EDITED + "二、材料\n"]
@@ -71,9 +71,9 @@ def test_findings_are_rechecked_on_the_revised_text(
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
         saved = revisions.save_revision(
-            ALICE, gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0
+            gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0, actor=ALICE
         )
-        fixed = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=1)
+        fixed = revisions.save_revision(gid, EDITED, session=session, base_revision=1, actor=ALICE)
         session.commit()
     codes = {f["code"] for f in saved.findings}
     assert "citation.repealed" in codes  # 《合同法》 is still there
@@ -96,7 +96,7 @@ def test_refused_saves_leave_nothing(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session, pytest.raises(error):
-        revisions.save_revision(user, gid, body, session=session, base_revision=0)
+        revisions.save_revision(gid, body, session=session, base_revision=0, actor=user)
     with db_session_factory() as session:
         assert revision_store.list_revisions(gid, session=session) == []
 
@@ -106,14 +106,14 @@ def test_unknown_generation_and_other_users_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        saved = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
         session.commit()
     with db_session_factory() as session:
         with pytest.raises(LookupError):
-            revisions.save_revision(ALICE, 999, EDITED, session=session, base_revision=0)
+            revisions.save_revision(999, EDITED, session=session, base_revision=0, actor=ALICE)
         with pytest.raises(PermissionDenied):
-            revisions.get_revision(BOB, saved.id, session=session)
-        generation, revision = revisions.get_revision(ADMIN, saved.id, session=session)
+            revisions.get_revision(saved.id, session=session, actor=BOB)
+        generation, revision = revisions.get_revision(saved.id, session=session, actor=ADMIN)
     assert generation.id == gid and revision.text == EDITED
 
 
@@ -124,7 +124,7 @@ def test_search_finds_text_that_only_a_revision_has(
     _generation(db_session_factory)
     with db_session_factory() as session:
         assert store.search_generations(session=session, text="五百零二条") == []
-        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
         session.commit()
     with db_session_factory() as session:
         found = store.search_generations(session=session, text="五百零二条")
@@ -148,9 +148,9 @@ def test_tampering_with_a_revision_is_caught(
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
         saved = revisions.save_revision(
-            ALICE, gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0
+            gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0, actor=ALICE
         )
-        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=1)
+        revisions.save_revision(gid, EDITED, session=session, base_revision=1, actor=ALICE)
         session.commit()
     with db_session_factory() as session:
         session.execute(text(statement))
@@ -175,7 +175,7 @@ def test_cli_exports_a_revision_with_tracked_changes(
 
     gid = _generation(db_session_factory, doc_type="cross-border-filing-guide")
     with db_session_factory() as session:
-        saved = revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        saved = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
         session.commit()
     out = tmp_path / "rev.docx"
     env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
@@ -207,21 +207,23 @@ def test_a_save_based_on_an_older_revision_is_refused_and_drops_nothing(
     """Issue 20.1: a tab still showing the model's text cannot overwrite revision 1."""
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        revisions.save_revision(ALICE, gid, EDITED, session=session, base_revision=0)
+        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
         session.commit()
     stale = MODEL_TEXT + "三、另一窗口的修改\n"
     with db_session_factory() as session, pytest.raises(revisions.RevisionConflict) as caught:
-        revisions.save_revision(ADMIN, gid, stale, session=session, base_revision=0)
+        revisions.save_revision(gid, stale, session=session, base_revision=0, actor=ADMIN)
     assert caught.value.latest.number == 1 and caught.value.latest.user_name == "alice"
     assert "revision 1 by alice" in caught.value.message("en")
     assert "修订 1（alice" in caught.value.message("zh")
     with db_session_factory() as session:
         assert [r.text for r in revision_store.list_revisions(gid, session=session)] == [EDITED]
-        again = revisions.save_revision(ADMIN, gid, stale, session=session, base_revision=1)
+        again = revisions.save_revision(gid, stale, session=session, base_revision=1, actor=ADMIN)
         session.commit()
     assert again.number == 2  # based on the newest: saved
     with db_session_factory() as session, pytest.raises(revisions.RevisionConflict):
-        revisions.save_revision(ALICE, gid, EDITED + "四、\n", session=session, base_revision=1)
+        revisions.save_revision(
+            gid, EDITED + "四、\n", session=session, base_revision=1, actor=ALICE
+        )
 
 
 def test_two_tabs_saving_at_once_never_both_pass(
@@ -240,7 +242,7 @@ def test_two_tabs_saving_at_once_never_both_pass(
         with db_session_factory() as session:
             barrier.wait()
             try:
-                revisions.save_revision(ALICE, gid, text, session=session, base_revision=0)
+                revisions.save_revision(gid, text, session=session, base_revision=0, actor=ALICE)
                 session.commit()
                 outcomes.append("saved")
             except Exception as exc:

@@ -479,7 +479,7 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
             )
             gid = store.log_generation(record, session=session).id
             saved = revisions.save_revision(
-                admin, gid, saved_text, session=session, base_revision=0
+                gid, saved_text, session=session, base_revision=0, actor=admin
             )
             revision_ids.append(saved.id)
         session.commit()

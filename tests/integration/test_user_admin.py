@@ -60,7 +60,7 @@ def test_admin_disables_enables_and_resets(db_session_factory: sessionmaker[Sess
         back = accounts.sign_in("dana", one_time, session=session, throttle=throttle)
         assert back.must_change_password and not back.disabled
         changed = accounts.change_password(
-            one_time, "my own passphrase", session=session, user=back
+            one_time, "my own passphrase", session=session, actor=back
         )
         assert not changed.must_change_password
     with db_session_factory() as session:

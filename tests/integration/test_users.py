@@ -182,16 +182,16 @@ def test_history_visibility(db_session_factory: sessionmaker[Session]) -> None:
         theirs = store.log_generation(make_record(user_name="bob"), session=session).id
     alice, admin = _user("drafter", "alice"), _user("admin", "root")
     with db_session_factory() as session:
-        own = history.search(alice, session=session)
-        sneaky = history.search(alice, user_name="bob", session=session)
-        everyone = history.search(admin, session=session)
-        only_bob = history.search(admin, user_name="bob", session=session)
-        assert history.reopen(alice, mine, session=session).record.user_name == "alice"
-        assert history.reopen(admin, theirs, session=session).record.user_name == "bob"
+        own = history.search(session=session, actor=alice)
+        sneaky = history.search(user_name="bob", session=session, actor=alice)
+        everyone = history.search(session=session, actor=admin)
+        only_bob = history.search(user_name="bob", session=session, actor=admin)
+        assert history.reopen(mine, session=session, actor=alice).record.user_name == "alice"
+        assert history.reopen(theirs, session=session, actor=admin).record.user_name == "bob"
         with pytest.raises(PermissionDenied):
-            history.reopen(alice, theirs, session=session)
+            history.reopen(theirs, session=session, actor=alice)
         with pytest.raises(LookupError):
-            history.reopen(admin, 999, session=session)
+            history.reopen(999, session=session, actor=admin)
     assert [g.id for g in own.items] == [mine] == [g.id for g in sneaky.items]
     assert own.total == 1 and not own.has_more
     assert [g.id for g in everyone.items] == [theirs, mine]
@@ -250,7 +250,7 @@ def test_app_services_on_the_configured_database(app_database: str) -> None:
     with scope() as s:
         admin = accounts.sign_in("admin", one_time, session=s)
     with scope() as s:
-        admin = accounts.change_password(one_time, "admin passphrase", session=s, user=admin)
+        admin = accounts.change_password(one_time, "admin passphrase", session=s, actor=admin)
     with scope() as s:
         drafter, generated = accounts.add_user("erin", "drafter", session=s, actor=admin)
     with scope() as s:
@@ -271,8 +271,8 @@ def test_app_services_on_the_configured_database(app_database: str) -> None:
     with database.session_scope() as session:
         store.log_generation(make_record(user_name="erin"), session=session)
     with scope() as s:
-        page = history.search(drafter, session=s)
-        reopened = history.reopen(drafter, page.items[0].id, session=s)
+        page = history.search(session=s, actor=drafter)
+        reopened = history.reopen(page.items[0].id, session=s, actor=drafter)
     assert page.total == 1 and reopened.record.user_name == "erin"
     with database.session_scope() as session:
         assert store.verify_chain(session=session).ok

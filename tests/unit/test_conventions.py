@@ -158,6 +158,41 @@ def test_serving_holds_only_the_server() -> None:
     assert found == []
 
 
+# Functions about a user rather than acting for one: role predicates, the sign-in sessions.
+USER_IS_THE_SUBJECT = {
+    "app/accounts/__init__.py:has_role",
+    "app/accounts/__init__.py:require_role",
+    "app/accounts/__init__.py:can_see_all_history",
+    "app/accounts/__init__.py:remember",
+    "app/accounts/sessions.py:issue",
+    "app/accounts/sessions.py:recheck",
+    "app/accounts/sessions.py:end_everywhere",
+}
+
+
+def test_services_take_the_acting_user_as_actor_keyword() -> None:
+    """A public service in app/ that takes a `User` takes it as `actor`, keyword-only (the
+    audit layer takes the name as `actor: str`); pages and commands are the callers."""
+    found = []
+    for p in sources(APP):
+        if p.parent.name in ("pages", "commands") or p.name == "main.py":
+            continue
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+                continue
+            if f"{rel(p)}:{node.name}" in USER_IS_THE_SUBJECT:
+                continue
+            a = node.args
+            for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                kind = ast.unparse(arg.annotation).strip("'\"") if arg.annotation else ""
+                if re.fullmatch(r"User( \| None)?", kind) and (
+                    arg.arg != "actor" or arg not in a.kwonlyargs
+                ):
+                    found.append(f"{rel(p)}:{node.name}({arg.arg})")
+    assert found == []
+
+
 def test_user_errors_are_bilingual_errors() -> None:
     """An exception class with a zh/en message pair derives from BilingualError."""
     found = []
