@@ -181,7 +181,7 @@ def handle_propose(args: argparse.Namespace) -> int:
             draft = cand.draft(actor.name, placeholders=not args.keep_values)
             try:
                 row = precedents.propose(draft, settings=settings, session=session, actor=actor)
-            except precedents.ClauseRefused as exc:
+            except precedents.PrecedentError as exc:  # refused, or this part proposed already
                 refused += 1
                 print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
                 continue

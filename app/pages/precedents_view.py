@@ -14,7 +14,31 @@ from audit.domain import User
 
 if TYPE_CHECKING:
     from app.review.precedents import Candidate
+    from audit.firm_clauses import StoredFirmClause
     from audit.revisions import StoredRevision
+
+
+def _earlier(cand: Candidate, rows: list[StoredFirmClause]) -> bool:
+    """Show the part's proposal already made from this revision, if any; True when it is
+    pending or approved (the part is not offered again: one revision, one proposal per part)."""
+    row = next((r for r in reversed(rows) if r.part == cand.part), None)
+    if row is None:
+        return False
+    if row.status == "rejected":
+        st.caption(
+            tr(
+                "precedents.was_rejected",
+                id=row.id,
+                user=row.decided_by or "",
+                note=row.note or "—",
+            )
+        )
+        return False
+    kind = tr(f"precedents.status_{row.status}", version=row.version)
+    st.markdown(f"**{tr('precedents.part', title=cand.title, clause=row.clause_id, kind=kind)}**")
+    st.code(row.text, language=None, wrap_lines=True)
+    st.caption(tr("precedents.was_proposed", id=row.id))
+    return True
 
 
 def _candidate(user: User, cand: Candidate, n: int) -> None:
@@ -82,16 +106,19 @@ def proposals(user: User, revision: StoredRevision) -> None:
     with st.expander(tr("precedents.title")):
         st.caption(tr("precedents.help"))
         found: tuple[Candidate, ...] = ()
+        made: list[StoredFirmClause] = []
         try:
             with db_session() as session:
                 found = precedents.candidates(
                     revision.id, settings=settings(), session=session, actor=user
                 )
+                made = precedents.from_revision(revision.id, session=session)
             if not found:
                 st.info(tr("precedents.none"))
         except Exception as exc:  # a free-form draft, an outline changed since, no permission
             st.info(tr("precedents.failed", detail=describe(exc).text(lang())))
         for n, cand in enumerate(found):
-            _candidate(user, cand, n)
+            if not _earlier(cand, made):
+                _candidate(user, cand, n)
         if user.role == "admin":
             _decisions(user, revision)

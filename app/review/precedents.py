@@ -356,8 +356,20 @@ def propose(
     draft: FirmClauseDraft, *, settings: Settings, session: Session, actor: User
 ) -> StoredFirmClause:
     """A pending firm clause (drafter or admin), refused with the finding when it fails the
-    clause library's checks; a chained `clause.proposed` event."""
+    clause library's checks, or when the same part of the same revision is already proposed
+    (pending or approved: one proposal per part of a revision); a chained `clause.proposed`
+    event."""
     require_role(actor, "drafter", "admin")
+    if draft.source_revision_id is not None:
+        made = from_revision(draft.source_revision_id, session=session)
+        earlier = next((r for r in made if r.part == draft.part and r.status != "rejected"), None)
+        if earlier is not None:
+            raise PrecedentError(
+                f"修订稿 {draft.source_revision_id} 的这一部分已提议为 #{earlier.id}"
+                f"（{earlier.clause_id}），不重复提议",
+                f"This part of revision {draft.source_revision_id} is already proposed as "
+                f"#{earlier.id} ({earlier.clause_id})",
+            )
     lib = type_library(draft.doc_type, settings)
     reason = refusal(draft, lib)
     if reason is not None:
@@ -432,6 +444,11 @@ def pending(
 ) -> list[StoredFirmClause]:
     rows = store.list_clauses(session=session, doc_type=doc_type, status="pending")
     return [r for r in rows if revision_id is None or r.source_revision_id == revision_id]
+
+
+def from_revision(revision_id: int, *, session: Session) -> list[StoredFirmClause]:
+    """Every proposal made from a saved revision (pending, approved or rejected), oldest first."""
+    return [r for r in store.list_clauses(session=session) if r.source_revision_id == revision_id]
 
 
 # --- the published library, export and import -----------------------------------------------

@@ -172,6 +172,23 @@ def test_a_new_version_keeps_the_earlier_one(app_settings: Path) -> None:
     assert _why_route(_assembled()).version == "2"
 
 
+def test_a_part_of_a_revision_is_proposed_once_unless_rejected(app_settings: Path) -> None:
+    revision = _revision()
+    _, first = _propose(revision)
+    with pytest.raises(precedents.PrecedentError, match="already proposed as #1"):
+        _propose(revision)  # pending: not again under another id
+    with database.session_scope() as session:
+        precedents.reject(
+            first.id, note="措辞再斟酌", session=session, actor=_user("boss", session)
+        )
+        made = precedents.from_revision(revision, session=session)
+    assert [r.status for r in made] == ["rejected"]
+    _, again = _propose(revision)  # rejected: the part may be proposed again
+    _approve(again.id)
+    with pytest.raises(precedents.PrecedentError, match="already proposed"):
+        _propose(revision)  # approved: not again
+
+
 def test_a_clause_whose_citation_is_wrong_is_refused_with_the_finding(app_settings: Path) -> None:
     wrong = FirmClauseDraft(
         GUIDE,

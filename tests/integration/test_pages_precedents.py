@@ -39,9 +39,18 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
     with database.session_scope() as session:
         (row,) = precedents.pending(session=session)
     assert "{{ individuals_count }}" in row.text and row.proposed_by == "dana"
+    at.run()  # the part proposed from this revision is shown as such, not offered again
+    assert any(
+        c.value.startswith("This part of this revision is already proposed as #1")
+        for c in at.caption
+    )
+    assert any("firm.why-route (proposed, waiting for approval)" in m.value for m in at.markdown)
+    assert not [b for b in at.button if str(b.key).endswith(".propose")]
 
     admin = page_as(_history_page, boss)
     admin.button(key=f"precedents.approve.{row.id}").click().run()
     assert not admin.exception
     assert any(s.value == "Approved: firm.why-route version 1." for s in admin.success)
     assert _why_route(_assembled()).clause == "firm.why-route"
+    admin.run()
+    assert any("firm.why-route (approved, version 1)" in m.value for m in admin.markdown)

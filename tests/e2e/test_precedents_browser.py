@@ -1,0 +1,126 @@
+"""The firm's clause library in a real browser (issue 23 item 6): a drafter drafts the filing
+guide from its outline, rewrites the "是否需要申报" part, saves the revision and, on History,
+proposes the part as a firm clause (the form's count shown turned into a placeholder, the
+clause library's checks passed); an admin approves it in the same place; the drafter's next
+draft of the type shows the firm clause as that part's source."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import RunningApp
+from tests.e2e.test_app_browser import add_user, shot, sign_in
+
+pytestmark = pytest.mark.e2e
+
+BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
+FINISHED = re.compile(r"状态：(已完成|已截断)")
+COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
+PART = "四、是否需要申报"
+NEXT = "【材料清单】"
+# the lawyer's own paragraph for the part: the form's count (1200000) and an added sentence
+LAWYER = (
+    "贵公司自当年1月1日起累计向境外提供1200000人个人信息（不含敏感个人信息），已达到"
+    "《促进和规范数据跨境流动规定》第七条规定的100万人以上个人信息的申报标准，应当通过所在地"
+    "省级网信部门向国家网信部门申报数据出境安全评估。本所建议在申报前完成风险自评估。"
+)
+CLAUSE = "firm.why-route"
+
+
+def _draft_filing_guide(page: Any) -> str:
+    """An outline draft of the filing guide with the example facts and the smallest budget,
+    waited on the page's own state; returns the text in the editor."""
+    page.get_by_role("button", name="填入示例").click()
+    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    page.get_by_text("生成参数").click()
+    budget = page.get_by_label("最大生成长度（token）")
+    budget.fill(BUDGET)
+    budget.press("Enter")
+    page.wait_for_function(
+        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
+    )
+    page.get_by_role("button", name="生成", exact=True).click()
+    page.get_by_text(FINISHED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
+    return str(page.get_by_label("草稿（可编辑）").input_value())
+
+
+def _rewrite_part(text: str) -> str:
+    """The draft with the part's paragraphs replaced by the lawyer's."""
+    lines = text.splitlines()
+    start, end = lines.index(PART), lines.index(NEXT)
+    assert start < end, text
+    return "\n".join([*lines[: start + 1], LAWYER, *lines[end:]])
+
+
+def _proposals(page: Any, kind: str) -> None:
+    """History, the newest generation's newest revision, its "propose as firm clauses" part
+    with the why-route part as a clause of the given kind."""
+    page.get_by_role("link", name="历史记录").click()
+    page.get_by_role("heading", name="历史记录").wait_for()
+    page.get_by_role("heading", name="修订").wait_for()
+    page.get_by_text("作为先例提议条款").click()
+    page.get_by_text(f"部分 {PART} → 条款 {CLAUSE}（{kind}）").wait_for()
+
+
+def _sign_out(page: Any) -> None:
+    page.get_by_role("button", name="退出登录").click()
+    page.get_by_label("用户名").wait_for()
+
+
+def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, page: Any) -> None:
+    add_user(running_app, "petra", "drafter")
+    add_user(running_app, "ada", "admin")
+
+    # the drafter drafts, rewrites the part and saves the revision
+    sign_in(page, running_app, "petra", "起草")
+    first = _draft_filing_guide(page)
+    editor = page.get_by_label("草稿（可编辑）")
+    editor.fill(_rewrite_part(first))
+    editor.press("Control+Enter")
+    page.get_by_text("有未保存的修改。").wait_for()
+    page.get_by_role("button", name="保存修订").click()
+    page.get_by_text("已保存修订 1").wait_for(timeout=60_000)
+
+    # on History: the part as a clause, the form's count as a placeholder, the checks passed
+    _proposals(page, "新条款")
+    generalized = LAWYER.replace("1200000", "{{ individuals_count }}")
+    code = page.locator("[data-testid='stCode']").filter(has_text="本所建议在申报前完成风险自评估")
+    code.first.wait_for()
+    assert code.first.inner_text().strip() == generalized
+    page.get_by_text("已换成占位符：1200000 → {{ individuals_count }}").wait_for()
+    page.get_by_text("通过条款库检查（条文存在、数字见于所引条文、占位符已知）。").wait_for()
+    # a drafter cannot approve
+    assert page.get_by_role("button", name="批准", exact=True).count() == 0
+    propose = page.get_by_role("button", name="提议为本所条款")
+    propose.scroll_into_view_if_needed()  # the whole expander in view, the redline above it
+    shot(page, "precedents.png")
+    propose.click()
+    page.get_by_text("已提议 #1，待管理员批准。").wait_for()
+    _sign_out(page)
+
+    # the admin approves it in the same place
+    sign_in(page, running_app, "ada", "起草")
+    _proposals(page, "已提议，待批准")  # the part proposed, not offered again under a new id
+    page.get_by_text("本修订稿的这一部分已提议为 #1，不再重复提议。").wait_for()
+    assert page.get_by_role("button", name="提议为本所条款").count() == 0
+    page.get_by_text(f"#1 {CLAUSE}（why-route）提议人 petra").wait_for()
+    page.get_by_role("button", name="批准", exact=True).click()
+    page.get_by_text(f"已批准：{CLAUSE} 第 1 版。").wait_for()
+    _sign_out(page)
+
+    # the drafter's next draft of the type takes that part from the firm clause
+    sign_in(page, running_app, "petra", "起草")
+    _draft_filing_guide(page)
+    sources = page.get_by_text(re.compile(r"各部分来源："))
+    sources.first.wait_for()
+    assert re.search(rf"四、〔(条款|改写)〕 {re.escape(CLAUSE)} v1", sources.first.inner_text())
+
+
+def test_the_app_log_has_no_warnings(running_app: RunningApp) -> None:
+    """Runs last in this module: every page the test opened is in the log by now."""
+    log = running_app.log.read_text(encoding="utf-8", errors="replace")
+    for noise in ("Traceback", "deprecat", "Session State", "use_container_width"):
+        assert noise not in log, log[-3000:]
