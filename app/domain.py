@@ -45,6 +45,7 @@ FindingCode = Literal[
     "prose.garble",
     "prose.repetition",
     "prose.wrong_fact",
+    "prose.cut_off",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"

@@ -156,7 +156,15 @@ class OutlineRun(Run):
         clause, else NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
         index, values = step.index, dict(self.context.prompt.values)
         facts = facts_for(values, self.plan.facts, step)
-        got = settle(self._prose[index], step, self.writing, facts, self.plan.system)
+        last = self._parts[-1]
+        got = settle(
+            self._prose[index],
+            step,
+            self.writing,
+            facts,
+            self.plan.system,
+            truncated=last.status == "truncated",
+        )
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
             steps = self.plan.steps[: index + 1]
@@ -164,7 +172,6 @@ class OutlineRun(Run):
             self._removed += removed
             if not self._prose[index]:
                 got = fallback(step, ("no_text",))
-        last = self._parts[-1]
         if got.fell_back:
             self._prose[index] = got.text
             marks = (Guard.NO_TEXT,) if got.source == "placeholder" else (Guard.FALLBACK,)

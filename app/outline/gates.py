@@ -5,7 +5,9 @@ tests/unit/test_gates.py.
 
 - prose.instruction_echo: the part repeats its instruction back: a run of ECHO_CHARS or more
   characters of the instruction (whitespace ignored) that is not also in the text the part may
-  quote (the facts block and its clause).
+  quote (the facts block and its clause); or a sentence that speaks to the model in its own
+  prompt's voice, however paraphrased (你是一个……律师, 你的读者是……, 作为一名AI……, "You are"),
+  which no document addressed to a client says.
 - prose.dangling_lead_in: the part ends on a lead-in with nothing after it: its last line ends
   with "：" or ":", or ends with 如下 / 以下 / 下列 (optionally followed by punctuation).
 - prose.garble: (a) a run of letters of another script (Latin, Greek, Cyrillic, kana, Hangul)
@@ -22,6 +24,8 @@ tests/unit/test_gates.py.
   of 敏感个人信息), or a date that is not the
   form's, unless it is written the same way in the known text (a statutory threshold such as
   100万人 in the clause).
+- prose.cut_off: the part's budget cut it (the caller says so) and its text does not end a
+  sentence (。！？；…, a closing quote or bracket): the last sentence is unfinished.
 """
 
 from __future__ import annotations
@@ -50,6 +54,16 @@ SENTENCE = re.compile(r"[^。！？；!?;\n]+[。！？；!?;]?")
 RUN = re.compile(r"(.{2,}?)\1{3,}", re.DOTALL)
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")
 NOUN_END = re.compile(r"[，,。；;、）)]|和|及|与|以及")
+# a sentence in the prompt's voice: the model addressed as "you", or describing itself
+ROLE_VOICE = re.compile(
+    r"(?:^|(?<=[。！？；!?;\n]))\s*(?:"
+    r"(?:你|您)(?:是(?!否)|作为|的(?:读者|任务|角色))"
+    r"|作为(?:一名|一个)?(?:[^。，,\n]{0,12})?(?:AI|人工智能|语言模型|助手)"
+    r"|(?:You are|As an? (?:AI|assistant|lawyer)|I am an? (?:AI|assistant|language model))"
+    r")",
+    re.IGNORECASE,
+)
+SENTENCE_END = re.compile(r"[。！？；!?;…」』”’）)】]\s*$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,11 @@ def gate_facts(values: Mapping[str, str], known: str) -> GateFacts:
 
 
 def instruction_echo(text: str, instruction: str, known: str = "") -> list[Finding]:
+    voice = ROLE_VOICE.search(text)
+    if voice is not None:
+        start = voice.start() + len(voice.group()) - len(voice.group().lstrip())
+        end = min(len(text), start + ECHO_CHARS)
+        return [finding("prose.instruction_echo", start, end, "", echo=text[start:end])]
     ask = re.sub(r"\s+", "", instruction)
     for i in range(len(ask) - ECHO_CHARS + 1):
         window = ask[i : i + ECHO_CHARS]
@@ -174,12 +193,24 @@ def wrong_fact(text: str, facts: GateFacts) -> list[Finding]:
     return out[:1]
 
 
-def gate_findings(text: str, instruction: str, facts: GateFacts) -> tuple[Finding, ...]:
-    """Every gate a part's prose fails (at most one finding per gate), in gate order."""
+def cut_off(text: str, truncated: bool) -> list[Finding]:
+    body = text.rstrip()
+    if not truncated or not body or SENTENCE_END.search(body):
+        return []
+    start = max(body.rfind(c) for c in "。！？；!?;\n") + 1
+    return [finding("prose.cut_off", start, len(body), "", tail=body[start:][-20:])]
+
+
+def gate_findings(
+    text: str, instruction: str, facts: GateFacts, *, truncated: bool = False
+) -> tuple[Finding, ...]:
+    """Every gate a part's prose fails (at most one finding per gate), in gate order;
+    `truncated`: the part's budget cut it."""
     return (
         *instruction_echo(text, instruction, facts.known),
         *dangling_lead_in(text),
         *garble(text, facts.known),
         *repetition(text),
         *wrong_fact(text, facts),
+        *cut_off(text, truncated),
     )

@@ -81,11 +81,18 @@ def fallback(step: Step, gates: tuple[str, ...]) -> Settled:
 
 
 def settle(
-    prose: str, step: Step, writing: PartWriting, facts: GateFacts, system: str = ""
+    prose: str,
+    step: Step,
+    writing: PartWriting,
+    facts: GateFacts,
+    system: str = "",
+    *,
+    truncated: bool = False,
 ) -> Settled:
-    """The model's prose if it passes every gate, else its fallback (naming the gates)."""
+    """The model's prose if it passes every gate, else its fallback (naming the gates);
+    `truncated`: the part's budget cut it."""
     source: PartSource = "adapted" if writing == "adapt" and step.clause else "model"
-    failed = gate_findings(prose, instruction(step, writing, system), facts)
+    failed = gate_findings(prose, instruction(step, writing, system), facts, truncated=truncated)
     if failed:
         return fallback(step, tuple(dict.fromkeys(f.code for f in failed)))
     return Settled(prose, source)

@@ -117,6 +117,11 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "本部分写了表单中没有的人数或日期（“{found}”）",
         "The part states a count or date that is not the form's (“{found}”)",
     ),
+    "prose.cut_off": (
+        "error",
+        "本部分写到篇幅上限时停在句中（“{tail}”）",
+        "The part stopped mid-sentence at its token budget (“{tail}”)",
+    ),
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from app.outline.gates import (
     GateFacts,
+    cut_off,
     dangling_lead_in,
     garble,
     gate_facts,
@@ -165,3 +166,40 @@ def test_an_echo_of_the_system_prompt_is_an_echo() -> None:
 
     asked = instruction(Step(), "write", system)  # type: ignore[arg-type]
     assert [f.code for f in gate_findings(text, asked, FACTS)] == ["prose.instruction_echo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "你是一个数据合规律师，为……",
+            True,
+        ),  # the system prompt, paraphrased (seen in a browser run)
+        ("贵公司应当申报。你的读者是企业法务。", True),
+        ("作为一名AI助手，我建议贵公司申报。", True),
+        ("You are a data compliance lawyer.", True),
+        ("您是否需要申报，取决于出境人数。", False),  # 您是否 asks the reader a question
+        ("作为数据处理者，贵公司应当事前开展风险自评估。", False),
+        ("贵公司作为关键信息基础设施运营者，应当申报。", False),
+    ],
+)
+def test_an_echo_of_the_prompts_voice_is_an_echo(text: str, found: bool) -> None:
+    assert bool(instruction_echo(text, ASK)) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "truncated", "found"),
+    [
+        ("明川跨境电子商", True, True),  # cut by the budget mid-sentence (seen in a browser run)
+        ("贵公司应当申报。其次，申报前应当", True, True),
+        ("贵公司应当申报。", True, False),  # the budget ran out at a sentence's end
+        ("材料包括申报书（见附件）", True, False),
+        ("明川跨境电子商", False, False),  # not cut: the other gates judge it
+        ("", True, False),
+    ],
+)
+def test_cut_off(text: str, truncated: bool, found: bool) -> None:
+    assert bool(cut_off(text, truncated)) is found
+    if found:
+        (f,) = gate_findings(text, "请写一段说明。", FACTS, truncated=truncated)
+        assert f.code == "prose.cut_off" and text.endswith(text[f.start : f.end])
