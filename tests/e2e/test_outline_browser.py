@@ -16,6 +16,7 @@ pytestmark = pytest.mark.e2e
 
 BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
 FINISHED = re.compile(r"状态：(已完成|已截断)")
+ENDED = re.compile(r"状态：(已完成|已截断|已停止|出错)")  # any end: a failure says why at once
 
 
 def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> None:
@@ -38,7 +39,8 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
     page.get_by_role("button", name="生成", exact=True).click()
     # the page says which part it is on (computing its prompt, then writing it)
     page.get_by_text(re.compile(r"第 \d+/\d+ 部分 【适用情形】")).first.wait_for(timeout=0)
-    page.get_by_text(FINISHED).first.wait_for(timeout=0)
+    page.get_by_text(ENDED).first.wait_for(timeout=0)
+    assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
 
     text = page.get_by_label("草稿（可编辑）").input_value()
     headings = [line for line in text.splitlines() if line.startswith("【")]

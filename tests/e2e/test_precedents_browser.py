@@ -18,6 +18,7 @@ pytestmark = pytest.mark.e2e
 
 BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
 FINISHED = re.compile(r"状态：(已完成|已截断)")
+ENDED = re.compile(r"状态：(已完成|已截断|已停止|出错)")  # any end: a failure says why at once
 COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
 PART = "四、是否需要申报"
 NEXT = "【材料清单】"
@@ -43,7 +44,8 @@ def _draft_filing_guide(page: Any) -> str:
         f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
     )
     page.get_by_role("button", name="生成", exact=True).click()
-    page.get_by_text(FINISHED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
+    page.get_by_text(ENDED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
+    assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
     return str(page.get_by_label("草稿（可编辑）").input_value())
 
 
