@@ -26,6 +26,25 @@ FLAWED_GUIDE = REPO / "tests" / "unit" / "validation_fixtures" / "guide_flawed.m
 DRAFT_LENGTH = "(() => { const e = document.querySelector('.lx-draft'); return e ? e.innerText.length : 0; })()"
 
 
+STOPPED = "已停止生成，下方保留已生成的部分文本。"
+EDITOR = 'textarea[aria-label="草稿（可编辑）"]'
+
+
+def stopped_text(page: Any) -> str:
+    """After Stop: wait for the page to say so and for its editor to hold the kept text (the
+    message is drawn before the editor; reading at once can catch the editor not yet filled)."""
+    page.get_by_text(STOPPED).wait_for(timeout=60_000)
+    page.wait_for_function(f"(document.querySelector('{EDITOR}')?.value ?? '').length > 0")
+    return str(page.get_by_label("草稿（可编辑）").input_value())
+
+
+def generate(page: Any, button: str = "生成") -> None:
+    """Click a drafting button once the app's script run has ended (Streamlit marks it on
+    stApp): a click while the page is still being redrawn (after 填入示例, say) can be lost."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+    page.get_by_role("button", name=button, exact=True).click()
+
+
 def add_user(app: RunningApp, name: str, role: str) -> None:
     from audit.db import make_engine, make_session_factory, migrate
     from audit.users import create_user
@@ -81,7 +100,7 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     page.wait_for_function(
         "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
     )
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
 
     page.wait_for_function(DRAFT_LENGTH + " > 10", timeout=120_000)
     first = page.evaluate(DRAFT_LENGTH)
@@ -91,8 +110,7 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     page.wait_for_function(f"{DRAFT_LENGTH} > 120", timeout=60_000)  # enough for the screenshot
     page.get_by_role("button", name="停止").click()
 
-    page.get_by_text("已停止生成，下方保留已生成的部分文本。").wait_for(timeout=60_000)
-    partial = page.get_by_label("草稿（可编辑）").input_value()
+    partial = stopped_text(page)
     assert len(partial) >= first
     page.get_by_role("button", name="下载 DOCX（含批注）").wait_for()
     assert page.locator(".lx-draft").count() == 1  # the highlighted text, findings beside it

@@ -18,6 +18,7 @@ from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
     choose_radio,
+    generate,
     make_study,
     shot,
     sign_in,
@@ -59,7 +60,7 @@ def _stream_then_stop(
     page: Any, app: RunningApp, button: str, logged: int, *, user: str = "rene"
 ) -> None:
     """Click `button`, wait for streamed text, Stop, and wait until the audit log has it."""
-    page.get_by_role("button", name=button, exact=True).click()
+    generate(page, button)
     page.get_by_text("生成中…").wait_for(timeout=180_000)  # shown from the first chunk on
     page.wait_for_function(DRAFT_LENGTH + " > 10", timeout=180_000)
     page.get_by_role("button", name="停止").click()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, shot, sign_in
+from tests.e2e.test_app_browser import add_user, generate, shot, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +36,7 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
     page.wait_for_function(
         f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
     )
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
     # the page says which part it is on (computing its prompt, then writing it)
     page.get_by_text(re.compile(r"第 \d+/\d+ 部分 【适用情形】")).first.wait_for(timeout=0)
     page.get_by_text(ENDED).first.wait_for(timeout=0)
@@ -64,7 +64,7 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
     sensitive = page.locator('input[aria-label="自当年1月1日起累计出境敏感个人信息涉及人数"]')
     sensitive.fill("0")
     sensitive.press("Tab")
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
     page.wait_for_function(
         "[...document.querySelectorAll('textarea')].some(t => t.value.includes('不需要申报数据出境安全评估'))",
         timeout=0,  # the page's state, not a clock: pytest's own timeout is the only limit

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, shot, sign_in
+from tests.e2e.test_app_browser import add_user, generate, shot, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +43,7 @@ def _draft_filing_guide(page: Any) -> str:
     page.wait_for_function(
         f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
     )
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
     page.get_by_text(ENDED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
     assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
     return str(page.get_by_label("草稿（可编辑）").input_value())

@@ -13,7 +13,7 @@ import pytest
 from docx.oxml.ns import qn
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import DRAFT_LENGTH, add_user, shot, sign_in
+from tests.e2e.test_app_browser import DRAFT_LENGTH, add_user, generate, shot, sign_in, stopped_text
 from tests.e2e.test_honest_browser import COMPANY_INPUT, NEW_COMPANY, _stream_then_stop
 
 pytestmark = pytest.mark.e2e
@@ -44,13 +44,11 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
     sign_in(page, running_app, "lena", "起草")
     page.get_by_role("button", name="填入示例").click()
     page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
     page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=180_000)
     page.get_by_role("button", name="停止").click()
-    page.get_by_text("已停止生成，下方保留已生成的部分文本。").wait_for(timeout=60_000)
-
+    model_text = stopped_text(page)
     editor = page.get_by_label("草稿（可编辑）")
-    model_text = editor.input_value()
     editor.fill(model_text.rstrip()[:-4] + "\n" + ADDED)  # four characters cut, two lines added
     editor.press("Control+Enter")
     page.get_by_text("有未保存的修改。").wait_for()

@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import DRAFT_LENGTH, add_user, choose_radio, sign_in
+from tests.e2e.test_app_browser import (
+    DRAFT_LENGTH,
+    add_user,
+    choose_radio,
+    generate,
+    sign_in,
+    stopped_text,
+)
 from tests.e2e.test_honest_browser import COMPANY_INPUT
 
 pytestmark = pytest.mark.e2e
@@ -50,13 +57,11 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
     page.get_by_text("生成参数").click()  # free-form: one stream, text from the first chunk
     choose_radio(page, "自由生成：一次提示，由模型写出全文")
-    page.get_by_role("button", name="生成", exact=True).click()
+    generate(page)
     page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=900_000)  # a busy shared CPU
     page.get_by_role("button", name="停止").click()
-    page.get_by_text("已停止生成，下方保留已生成的部分文本。").wait_for(timeout=60_000)
-
+    model_text = stopped_text(page)
     editor = page.get_by_label("草稿（可编辑）")
-    model_text = editor.input_value()
     first = model_text.rstrip() + "\n" + FIRST
     _edit(page, first)
     page.get_by_role("button", name="保存修订").click()
