@@ -265,9 +265,7 @@ def handle_export(args: argparse.Namespace) -> int:
 def handle_publish(args: argparse.Namespace) -> int:
     from app.config import get_settings
     from app.database import get_engine, session_scope
-    from app.outline.clauses import CLAUSES_FILE
     from app.review import precedents
-    from audit.firm_clauses import approved_types
 
     settings = get_settings()
     if args.doc_type is not None:
@@ -275,9 +273,8 @@ def handle_publish(args: argparse.Namespace) -> int:
         chosen = [args.doc_type]
     else:
         with session_scope() as session:
-            chosen = list(approved_types(session=session))
-        chosen += [p.parent.name for p in settings.resolved_corpus_dir.glob(f"*/{CLAUSES_FILE}")]
-    for doc_type in sorted(set(chosen)):
+            chosen = precedents.published_types(settings=settings, session=session)
+    for doc_type in chosen:
         path = precedents.publish(doc_type, settings=settings, bind=get_engine())
         with session_scope() as session:
             count = len(precedents.current_versions(doc_type, session=session))

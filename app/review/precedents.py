@@ -520,16 +520,22 @@ def publish(doc_type: str, *, settings: Settings, bind: Any) -> Path:
     return path
 
 
+def published_types(*, settings: Settings, session: Session) -> list[str]:
+    """The types with a firm library: approved clauses in the log, or a published file."""
+    from app.outline.clauses import CLAUSES_FILE
+
+    on_disk = {p.parent.name for p in settings.resolved_corpus_dir.glob(f"*/{CLAUSES_FILE}")}
+    return sorted(on_disk | set(store.approved_types(session=session)))
+
+
 def published_faults(*, settings: Settings, session: Session) -> list[Bilingual]:
     """Published firm libraries that differ from the approved clauses in the log: a file
     edited, written or deleted outside LexSpec (`lexspec clauses publish` writes it anew)."""
     from app.outline.clauses import CLAUSES_FILE
 
-    corpus = settings.resolved_corpus_dir
-    on_disk = {p.parent.name for p in corpus.glob(f"*/{CLAUSES_FILE}")}
     faults = []
-    for doc_type in sorted(on_disk | set(store.approved_types(session=session))):
-        path = corpus / doc_type / CLAUSES_FILE
+    for doc_type in published_types(settings=settings, session=session):
+        path = settings.resolved_corpus_dir / doc_type / CLAUSES_FILE
         held = path.read_text(encoding="utf-8") if path.exists() else None
         if held != library_yaml(doc_type, session=session):
             faults.append(
