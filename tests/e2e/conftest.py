@@ -74,10 +74,27 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """Keep each phase's report on the test item, so `page` can tell a failed test."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
+def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1400, "height": 1500}, locale="zh-CN")  # type: ignore[attr-defined]
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     yield pg
+    failed = getattr(request.node, "report_call", None)
+    if failed is not None and failed.failed:  # what the page showed when the test failed
+        try:
+            print("--- the page when the test failed ---\n" + pg.locator("body").inner_text())
+        except Exception as exc:  # noqa: BLE001 - the page may be gone: say so, keep the failure
+            print(f"--- the page could not be read: {exc}")
+        if "running_app" in request.fixturenames:
+            log = request.getfixturevalue("running_app").log
+            print("--- the app's log ---\n" + log.read_text(errors="replace")[-3000:])
     context.close()

@@ -38,11 +38,77 @@ def stopped_text(page: Any) -> str:
     return str(page.get_by_label("草稿（可编辑）").input_value())
 
 
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# What the page shows once it has taken a drafting click: the Stop button, the form's field
+# errors, or a result caption other than the one before the click (a new draft, or none while
+# the next one is prepared).
+TAKEN = """(before) => {
+  const text = document.body.innerText;
+  // the Stop button (its text follows its icon's name)
+  if ([...document.querySelectorAll('button')].some(b => b.innerText.trim().endsWith('停止'))) return true;
+  if (text.includes('请先修正标出的字段。')) return true;
+  return (text.match(/状态：[^\\n]*审计记录编号：[^\\n]*/g) || []).join('|') !== before;
+}"""
+CAPTIONS = "(document.body.innerText.match(/状态：[^\\n]*审计记录编号：[^\\n]*/g) || []).join('|')"
+
+
 def generate(page: Any, button: str = "生成") -> None:
     """Click a drafting button once the app's script run has ended (Streamlit marks it on
-    stApp): a click while the page is still being redrawn (after 填入示例, say) can be lost."""
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-    page.get_by_role("button", name=button, exact=True).click()
+    stApp) and wait until the page has taken the click. A click that lands while the page is
+    being redrawn can be lost in the browser (seen in CI: the page then shows nothing new and a
+    wait for the draft's end never returns); such a click is made once more."""
+    for attempt in range(2):
+        page.wait_for_selector(IDLE)
+        before = page.evaluate(CAPTIONS)
+        page.get_by_role("button", name=button, exact=True).click()
+        try:
+            page.wait_for_function(TAKEN, arg=before, timeout=60_000)
+            return
+        except Exception:  # playwright's TimeoutError: the page never took the click
+            if attempt:
+                raise AssertionError(
+                    f"the page did not take the click on {button}: "
+                    + page.locator("body").inner_text()[-2000:]
+                ) from None
+
+
+def record_lines(page: Any, pattern: str) -> None:
+    """Keep, in the page, every text matching the JavaScript regex `pattern` that appears from
+    now on (a MutationObserver): a line shown only while a part streams can be gone before a
+    wait would see it. `recorded` reads them back."""
+    page.evaluate(
+        """(source) => {
+          const re = new RegExp(source, 'g'), seen = (window.__recorded = window.__recorded || []);
+          const take = () => { for (const m of document.body.innerText.match(re) || [])
+            if (!seen.includes(m)) seen.push(m); };
+          take();
+          new MutationObserver(take).observe(document.body,
+            {subtree: true, childList: true, characterData: true});
+        }""",
+        pattern,
+    )
+
+
+def recorded(page: Any) -> list[str]:
+    return list(page.evaluate("window.__recorded || []"))
+
+
+def example_form(page: Any, budget: str | None = None) -> None:
+    """The form filled with the type's example values and, with `budget`, the token budget
+    (per part, for an outline draft) set, each waited on in the page."""
+    page.get_by_role("button", name="填入示例").click()
+    page.wait_for_function(
+        "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
+    )
+    if budget is None:
+        return
+    page.get_by_text("生成参数").click()
+    field = page.get_by_label("最大生成长度（token）")
+    field.fill(budget)
+    field.press("Enter")
+    page.wait_for_function(
+        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{budget}'"
+    )
 
 
 def add_user(app: RunningApp, name: str, role: str) -> None:

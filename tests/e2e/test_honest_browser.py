@@ -18,6 +18,7 @@ from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
     choose_radio,
+    example_form,
     generate,
     make_study,
     shot,
@@ -76,8 +77,7 @@ def test_regenerate_after_a_form_change_drafts_the_new_company(
     add_user(running_app, "rene", "drafter")
     served_before = _requests_served(running_app)
     sign_in(page, running_app, "rene", "起草")
-    page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    example_form(page)
     # free-form: one stream per draft, so the stopped draft's tokens are its whole text's
     # (an outline draft's text is mostly the app's own, which the model never generated)
     page.get_by_text("生成参数").click()

@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, generate, shot, sign_in
+from tests.e2e.test_app_browser import (
+    add_user,
+    example_form,
+    generate,
+    record_lines,
+    recorded,
+    shot,
+    sign_in,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,21 +33,12 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
     draft does (pytest's own timeout is the only limit)."""
     add_user(running_app, "olivia", "drafter")
     sign_in(page, running_app, "olivia", "起草")
-    page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(
-        "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
-    )
-    page.get_by_text("生成参数").click()
-    budget = page.get_by_label("最大生成长度（token）")
-    budget.fill(BUDGET)
-    budget.press("Enter")
-    page.wait_for_function(
-        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
-    )
+    example_form(page, BUDGET)
+    record_lines(page, r"第 \d+/\d+ 部分 【[^】]+】")
     generate(page)
-    # the page says which part it is on (computing its prompt, then writing it)
-    page.get_by_text(re.compile(r"第 \d+/\d+ 部分 【适用情形】")).first.wait_for(timeout=0)
     page.get_by_text(ENDED).first.wait_for(timeout=0)
+    # while it streamed, the page said which part it was on (computing its prompt, writing it)
+    assert any("【适用情形】" in line for line in recorded(page)), recorded(page)
     assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
 
     text = page.get_by_label("草稿（可编辑）").input_value()

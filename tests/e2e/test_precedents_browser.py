@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, generate, shot, sign_in
+from tests.e2e.test_app_browser import add_user, example_form, generate, shot, sign_in
 
 pytestmark = pytest.mark.e2e
 
 BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
 FINISHED = re.compile(r"状态：(已完成|已截断)")
 ENDED = re.compile(r"状态：(已完成|已截断|已停止|出错)")  # any end: a failure says why at once
-COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
 PART = "四、是否需要申报"
 NEXT = "【材料清单】"
 # the lawyer's own paragraph for the part: the form's count (1200000) and an added sentence
@@ -34,15 +33,7 @@ CLAUSE = "firm.why-route"
 def _draft_filing_guide(page: Any) -> str:
     """An outline draft of the filing guide with the example facts and the smallest budget,
     waited on the page's own state; returns the text in the editor."""
-    page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
-    page.get_by_text("生成参数").click()
-    budget = page.get_by_label("最大生成长度（token）")
-    budget.fill(BUDGET)
-    budget.press("Enter")
-    page.wait_for_function(
-        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{BUDGET}'"
-    )
+    example_form(page, BUDGET)
     generate(page)
     page.get_by_text(ENDED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
     assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()

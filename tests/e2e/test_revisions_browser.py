@@ -13,7 +13,15 @@ import pytest
 from docx.oxml.ns import qn
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import DRAFT_LENGTH, add_user, generate, shot, sign_in, stopped_text
+from tests.e2e.test_app_browser import (
+    DRAFT_LENGTH,
+    add_user,
+    example_form,
+    generate,
+    shot,
+    sign_in,
+    stopped_text,
+)
 from tests.e2e.test_honest_browser import COMPANY_INPUT, NEW_COMPANY, _stream_then_stop
 
 pytestmark = pytest.mark.e2e
@@ -42,8 +50,7 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
 ) -> None:
     add_user(running_app, "lena", "drafter")
     sign_in(page, running_app, "lena", "起草")
-    page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    example_form(page)
     generate(page)
     page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=180_000)
     page.get_by_role("button", name="停止").click()

@@ -14,11 +14,11 @@ from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
     choose_radio,
+    example_form,
     generate,
     sign_in,
     stopped_text,
 )
-from tests.e2e.test_honest_browser import COMPANY_INPUT
 
 pytestmark = pytest.mark.e2e
 FIRST = "二、律师补充\n依据《个人信息保护法》第三十八条办理。"
@@ -53,8 +53,7 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
 ) -> None:
     add_user(running_app, "tess", "drafter")
     sign_in(page, running_app, "tess", "起草")
-    page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    example_form(page)
     page.get_by_text("生成参数").click()  # free-form: one stream, text from the first chunk
     choose_radio(page, "自由生成：一次提示，由模型写出全文")
     generate(page)
