@@ -1,13 +1,13 @@
 """The firm's own clause library: "Approve as precedent" on a saved revision.
 
 A drafter proposes the paragraphs a lawyer changed or wrote in a saved revision of an outline
-draft as clauses of the firm's library, one per generated part (the outline, re-planned from
-the draft's recorded form values, tells which part each paragraph belongs to), with the form's
-values turned back into placeholders so that the clause generalizes. Only an admin approves or
-rejects (checked here, not only in the UI). Proposing and approving run the same checks as the
-shipped clauses (app/outline/clause_checks.py: part, conditions, placeholders, cited articles
-held and declared, citation findings, figures in the cited articles); a clause that fails is
-refused with the finding named.
+draft as clauses of the firm's library, one per generated part (the plan of the draft's logged
+context, app.drafting.context.logged_context, tells which part each paragraph belongs to), with
+the form's values turned back into placeholders so that the clause generalizes. Only an admin
+approves or rejects (checked here, not only in the UI). Proposing and approving run the same
+checks as the shipped clauses (app/outline/clause_checks.py: part, conditions, placeholders,
+cited articles held and declared, citation findings, figures in the cited articles); a clause
+that fails is refused with the finding named.
 
 Approved clauses are versioned (a new version of a clause keeps the earlier ones) and every
 proposal, approval and rejection is a chained audit event covering its row (audit.firm_clauses).
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from sqlalchemy import event
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.orm import Session
 
 from app.accounts import require_role
@@ -44,11 +44,12 @@ from audit.domain import Bilingual, User
 from audit.firm_clauses import FirmClauseDraft, StoredFirmClause
 
 if TYPE_CHECKING:
+    from app.drafting.context import DraftContext
     from app.outline.clause_checks import ClauseContext
     from app.outline.compose import Step
     from app.outline.model import Outline
     from app.prompts import DocType
-    from app.route import RouteDecision
+    from audit.domain import StoredGeneration
 
 MIN_VALUE_CHARS = 2  # a one-character value (0, 是) is too common to stand for a field
 
@@ -250,29 +251,26 @@ def split_parts(text: str, steps: Sequence[Step]) -> dict[int, str]:
     return {i: "\n".join(lines) for i, lines in found.items()}
 
 
-def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str], RouteDecision | None]:
-    """The logged draft's outline plan, its validated values and its route (decided once)."""
-    from app.drafting.context import decide_route
-    from app.outline.prepare import plan_for
-    from app.prompts import FieldErrors, validate_values
+def _draft_context(stored: StoredGeneration, lib: TypeLibrary, settings: Settings) -> DraftContext:
+    """The logged draft's context (app.drafting.context.logged_context: its values, its route
+    decided once, its outline plan), as the page and a saved revision's check have it."""
+    from app.drafting.context import logged_context
 
-    notes = stored.record.params.get("draft") if isinstance(stored.record.params, Mapping) else None
-    if not isinstance(notes, Mapping) or notes.get("mode") != "outline":
+    context = logged_context(stored.record, lib.doc_type, prompts_dir=settings.prompts_dir)
+    if context.mode != "outline":
         raise PrecedentError(
             "只有按提纲起草的草稿可以按部分提议条款（自由撰写的草稿没有部分）。",
             "Only an outline draft can be proposed part by part (a free-form draft has no parts).",
         )
-    try:
-        values = validate_values(lib.doc_type, stored.record.field_values)
-    except FieldErrors as exc:
+    if context.plan is None:
         raise PrecedentError(
-            f"草稿的表单值已不符合当前表单：{exc}",
-            f"The draft's form values no longer fit the type's form: {exc}",
-        ) from exc
-    route = decide_route(lib.doc_type, values)
-    plan = plan_for(lib.outline, lib.doc_type, values, route=route)
-    recorded = notes.get("provenance") or []
-    titles = {s.index: s.part.title for s in plan.steps}
+            "草稿的表单值已不符合当前表单或提纲，无法确定各段所属部分。",
+            "The draft's form values no longer fit the type's form or outline; its paragraphs "
+            "cannot be told apart.",
+        )
+    notes = stored.record.params.get("draft")
+    recorded = notes.get("provenance") if isinstance(notes, Mapping) else None
+    titles = {s.index: s.part.title for s in context.plan.steps}
     for origin in recorded if isinstance(recorded, list) else ():
         if isinstance(origin, Mapping) and titles.get(origin.get("step", -1)) != origin.get(
             "title"
@@ -281,7 +279,7 @@ def _draft_plan(stored: Any, lib: TypeLibrary) -> tuple[Any, dict[str, str], Rou
                 "该草稿生成后提纲已改变，无法确定各段所属部分。",
                 "The outline changed since this draft; its paragraphs cannot be told apart.",
             )
-    return plan, values, route
+    return context
 
 
 def _new_id(part: str, taken: set[str]) -> str:
@@ -307,7 +305,9 @@ def candidates(
     require_role(actor, "drafter", "admin")
     stored, revision = get_revision(revision_id, session=session, actor=actor)
     lib = type_library(stored.record.doc_type, settings)
-    plan, values, route = _draft_plan(stored, lib)
+    context = _draft_context(stored, lib, settings)
+    plan, values = context.plan, context.values
+    assert plan is not None  # _draft_context refuses a draft without one
     edited = split_parts(revision.text, plan.steps)
     model = split_parts(stored.record.output_text, plan.steps)
     by_id = {c.id: c for c in lib.outline.clauses}
@@ -315,7 +315,7 @@ def candidates(
     taken = {c.id for c in lib.outline.clauses} | {
         r.clause_id for r in store.list_clauses(session=session, doc_type=lib.doc_type.id)
     }
-    facts = condition_facts(values, route)
+    facts = condition_facts(values, context.route)
     out: list[Candidate] = []
     for step in plan.steps:
         text = edited.get(step.index, "")
@@ -503,7 +503,7 @@ def _published(session: Session) -> None:
     waiting.clear()
 
 
-def publish(doc_type: str, *, settings: Settings, bind: Any) -> Path:
+def publish(doc_type: str, *, settings: Settings, bind: Engine | Connection) -> Path:
     """Write the type's firm library as the log holds it now, read under a file lock in a
     fresh session: two admins approving at once both end with every approval in the file."""
     from app.outline.clauses import CLAUSES_FILE
