@@ -46,7 +46,7 @@ from audit.firm_clauses import FirmClauseDraft, StoredFirmClause
 if TYPE_CHECKING:
     from app.drafting.context import DraftContext
     from app.outline.clause_checks import ClauseContext
-    from app.outline.compose import Step
+    from app.outline.compose import OutlinePlan, Step
     from app.outline.model import Outline
     from app.prompts import DocType
     from audit.domain import StoredGeneration
@@ -251,9 +251,11 @@ def split_parts(text: str, steps: Sequence[Step]) -> dict[int, str]:
     return {i: "\n".join(lines) for i, lines in found.items()}
 
 
-def _draft_context(stored: StoredGeneration, lib: TypeLibrary, settings: Settings) -> DraftContext:
+def _draft_context(
+    stored: StoredGeneration, lib: TypeLibrary, settings: Settings
+) -> tuple[DraftContext, OutlinePlan]:
     """The logged draft's context (app.drafting.context.logged_context: its values, its route
-    decided once, its outline plan), as the page and a saved revision's check have it."""
+    decided once), as the page and a saved revision's check have it, and its outline plan."""
     from app.drafting.context import logged_context
 
     context = logged_context(stored.record, lib.doc_type, prompts_dir=settings.prompts_dir)
@@ -270,7 +272,8 @@ def _draft_context(stored: StoredGeneration, lib: TypeLibrary, settings: Setting
         )
     notes = stored.record.params.get("draft")
     recorded = notes.get("provenance") if isinstance(notes, Mapping) else None
-    titles = {s.index: s.part.title for s in context.plan.steps}
+    plan = context.plan
+    titles = {s.index: s.part.title for s in plan.steps}
     for origin in recorded if isinstance(recorded, list) else ():
         if isinstance(origin, Mapping) and titles.get(origin.get("step", -1)) != origin.get(
             "title"
@@ -279,7 +282,7 @@ def _draft_context(stored: StoredGeneration, lib: TypeLibrary, settings: Setting
                 "该草稿生成后提纲已改变，无法确定各段所属部分。",
                 "The outline changed since this draft; its paragraphs cannot be told apart.",
             )
-    return context
+    return context, plan
 
 
 def _new_id(part: str, taken: set[str]) -> str:
@@ -305,9 +308,8 @@ def candidates(
     require_role(actor, "drafter", "admin")
     stored, revision = get_revision(revision_id, session=session, actor=actor)
     lib = type_library(stored.record.doc_type, settings)
-    context = _draft_context(stored, lib, settings)
-    plan, values = context.plan, context.values
-    assert plan is not None  # _draft_context refuses a draft without one
+    context, plan = _draft_context(stored, lib, settings)
+    values = context.values
     edited = split_parts(revision.text, plan.steps)
     model = split_parts(stored.record.output_text, plan.steps)
     by_id = {c.id: c for c in lib.outline.clauses}
