@@ -7,6 +7,7 @@ in docs/images/), otherwise into the test's own .data folder."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import acting
 from tests.e2e.conftest import PASSWORD, RunningApp
@@ -39,37 +41,47 @@ def stopped_text(page: Any) -> str:
 
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-# What the page shows once it has taken a drafting click: the Stop button, the form's field
-# errors, or a result caption other than the one before the click (a new draft, or none while
-# the next one is prepared).
-TAKEN = """(before) => {
-  const text = document.body.innerText;
-  // the Stop button (its text follows its icon's name)
-  if ([...document.querySelectorAll('button')].some(b => b.innerText.trim().endsWith('停止'))) return true;
-  if (text.includes('请先修正标出的字段。')) return true;
-  return (text.match(/状态：[^\\n]*审计记录编号：[^\\n]*/g) || []).join('|') !== before;
-}"""
+COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
+# the page's result captions (状态：…；审计记录编号：…), joined
 CAPTIONS = "(document.body.innerText.match(/状态：[^\\n]*审计记录编号：[^\\n]*/g) || []).join('|')"
+# What the page shows once it has taken a drafting click: the Stop button (its text follows its
+# icon's name), the form's field errors, or result captions other than those before the click
+# (a new draft, or none while the next one is prepared).
+TAKEN = f"""(before) => {{
+  if ([...document.querySelectorAll('button')].some(b => b.innerText.trim().endsWith('停止'))) return true;
+  if (document.body.innerText.includes('请先修正标出的字段。')) return true;
+  return {CAPTIONS} !== before;
+}}"""
 
 
 def generate(page: Any, button: str = "生成") -> None:
-    """Click a drafting button once the app's script run has ended (Streamlit marks it on
-    stApp) and wait until the page has taken the click. A click that lands while the page is
-    being redrawn can be lost in the browser (seen in CI: the page then shows nothing new and a
-    wait for the draft's end never returns); such a click is made once more."""
+    """Click a drafting button and wait until the page has taken the click (`click_taken`)."""
+    page.wait_for_selector(IDLE)
+    click_taken(page, button, TAKEN, page.evaluate(CAPTIONS))
+
+
+def click_taken(
+    page: Any, button: str, taken: str, arg: object = None, *, exact: bool = True
+) -> None:
+    """Click `button` once the app's script run has ended (Streamlit marks it on stApp) and
+    wait until the page has taken the click (`taken`, a JavaScript predicate of `arg`). A click
+    that lands while the page is being redrawn can be lost in the browser (seen in CI: the page
+    then shows nothing new and the test waits on); such a click is made once more. `exact`:
+    the button's whole name (生成, not 重新生成), else a part of it (after its icon's)."""
     for attempt in range(2):
         page.wait_for_selector(IDLE)
-        before = page.evaluate(CAPTIONS)
-        page.get_by_role("button", name=button, exact=True).click()
+        page.get_by_role("button", name=button, exact=exact).click()
         try:
-            page.wait_for_function(TAKEN, arg=before, timeout=60_000)
+            page.wait_for_function(taken, arg=arg, timeout=60_000)
             return
-        except Exception:  # playwright's TimeoutError: the page never took the click
+        except PlaywrightTimeout:  # the page never took the click (it is printed on failure)
             if attempt:
-                raise AssertionError(
-                    f"the page did not take the click on {button}: "
-                    + page.locator("body").inner_text()[-2000:]
-                ) from None
+                raise AssertionError(f"the page did not take the click on {button}") from None
+
+
+def shows(text: str) -> str:
+    """A `click_taken` predicate: the page shows `text`."""
+    return f"() => document.body.innerText.includes({json.dumps(text)})"
 
 
 def record_lines(page: Any, pattern: str) -> None:
@@ -97,9 +109,7 @@ def example_form(page: Any, budget: str | None = None) -> None:
     """The form filled with the type's example values and, with `budget`, the token budget
     (per part, for an outline draft) set, each waited on in the page."""
     page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(
-        "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
-    )
+    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
     if budget is None:
         return
     page.get_by_text("生成参数").click()

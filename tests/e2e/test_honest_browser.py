@@ -15,6 +15,7 @@ from app.llm.metrics_parse import E2E, RUNNING, WAITING, scrape
 from tests.conftest import acting
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
+    COMPANY_INPUT,
     DRAFT_LENGTH,
     add_user,
     choose_radio,
@@ -27,7 +28,6 @@ from tests.e2e.test_app_browser import (
 
 pytestmark = pytest.mark.e2e
 NEW_COMPANY = "北京新公司有限公司"
-COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
 
 
 def _generations(app: RunningApp, user: str) -> list[Any]:

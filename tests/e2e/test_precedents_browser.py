@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, example_form, generate, shot, sign_in
+from tests.e2e.test_app_browser import (
+    add_user,
+    click_taken,
+    example_form,
+    generate,
+    shot,
+    shows,
+    sign_in,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -90,8 +98,7 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     propose = page.get_by_role("button", name="提议为本所条款")
     propose.scroll_into_view_if_needed()  # the whole expander in view, the redline above it
     shot(page, "precedents.png")
-    propose.click()
-    page.get_by_text("已提议 #1，待管理员批准。").wait_for()
+    click_taken(page, "提议为本所条款", shows("已提议 #1，待管理员批准。"), exact=False)
     _sign_out(page)
 
     # the admin approves it in the same place
@@ -100,8 +107,7 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     page.get_by_text("本修订稿的这一部分已提议为 #1，不再重复提议。").wait_for()
     assert page.get_by_role("button", name="提议为本所条款").count() == 0
     page.get_by_text(f"#1 {CLAUSE}（why-route）提议人 petra").wait_for()
-    page.get_by_role("button", name="批准", exact=True).click()
-    page.get_by_text(f"已批准：{CLAUSE} 第 1 版。").wait_for()
+    click_taken(page, "批准", shows(f"已批准：{CLAUSE} 第 1 版。"))
     _sign_out(page)
 
     # the drafter's next draft of the type takes that part from the firm clause

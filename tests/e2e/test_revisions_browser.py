@@ -14,6 +14,7 @@ from docx.oxml.ns import qn
 
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
+    COMPANY_INPUT,
     DRAFT_LENGTH,
     add_user,
     example_form,
@@ -22,7 +23,7 @@ from tests.e2e.test_app_browser import (
     sign_in,
     stopped_text,
 )
-from tests.e2e.test_honest_browser import COMPANY_INPUT, NEW_COMPANY, _stream_then_stop
+from tests.e2e.test_honest_browser import NEW_COMPANY, _stream_then_stop
 
 pytestmark = pytest.mark.e2e
 ADDED = "二、律师补充\n依据《个人信息保护法》第三十八条办理。"
