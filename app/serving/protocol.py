@@ -254,19 +254,27 @@ def _shape(loc: list[str | int]) -> str:
     return "".join("[]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
-def _api_error(error: ErrorDetails) -> ApiError:
-    """The 400 for one pydantic error: its location without pydantic's union tags, cut back to
-    the nearest field FIELD_ERRORS describes (`stop[1]` is reported as `stop`)."""
+def _field_loc(error: ErrorDetails) -> list[str | int]:
+    """An error's location without pydantic's union tags; a role that is missing or not one of
+    the roles (the discriminator) is the message's `role`."""
     loc = [p for p in error["loc"] if isinstance(p, int) or p in _NAMES]
-    if error["type"] in ("union_tag_invalid", "union_tag_not_found"):  # the role
-        loc.append(str(error.get("ctx", {})["discriminator"]).strip("'"))
+    if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append(str(error.get("ctx", {}).get("discriminator", "")).strip("'"))
+    return loc
+
+
+def _api_error(error: ErrorDetails) -> ApiError:
+    """The 400 for one pydantic error, at the nearest field FIELD_ERRORS describes (`stop[1]`
+    is reported as `stop`); a validator's own refusal keeps its message."""
+    loc = _field_loc(error)
+    exact = len(loc)
     while loc and _shape(loc) not in FIELD_ERRORS:
         loc.pop()
-    at, exact = _path(loc), len(loc) == len(error["loc"])
+    at = _path(loc)
     if error["type"] == REFUSED:
         return ApiError(400, error["msg"], param=at or None)
-    got = json.dumps(error["input"], ensure_ascii=False, default=str)[:40] if exact else "?"
-    message = str(FIELD_ERRORS[_shape(loc)]).format(at=at, got=got)
+    got = json.dumps(error["input"], ensure_ascii=False, default=str)[:40]
+    message = str(FIELD_ERRORS[_shape(loc)]).format(at=at, got=got if len(loc) == exact else "?")
     return ApiError(400, message, param=at or None)
 
 
@@ -274,15 +282,12 @@ Model = TypeVar("Model", bound=Strict)
 
 
 def parse(model: type[Model], body: Any) -> Model:
-    """The body as `model`; else a 400 for its deepest error (the most precise field)."""
+    """The body as `model`; else the 400 of its deepest error (the most precise field: of a
+    union's errors, the member that got furthest)."""
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        errors = exc.errors()
-        deepest = max(
-            errors, key=lambda e: sum(isinstance(p, int) or p in _NAMES for p in e["loc"])
-        )
-        raise _api_error(deepest) from None
+        raise _api_error(max(exc.errors(), key=lambda e: len(_field_loc(e)))) from None
 
 
 def parse_chat(body: Any) -> ChatRequest:
