@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from app.domain import describe
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.serve.corpus"),
     )
     p.add_argument("--n-ctx", type=int, help=cli_text("cli.serve.n_ctx"))
+    p.add_argument("--max-tokens", type=int, help=cli_text("cli.serve.max_tokens"))
     p.add_argument(
         "--fixed-k",
         action="store_true",
@@ -66,8 +68,12 @@ def handle(args: argparse.Namespace) -> int:
             n_threads=s.n_threads,
             adaptive=not args.fixed_k,
         )
+        if args.max_tokens is not None:
+            opts = replace(opts, max_tokens=args.max_tokens)
         if opts.num_speculative_tokens < 1:
             raise ServeError(cli_text("cli.serve.k_too_small"))
+        if opts.max_tokens < 1:
+            raise ServeError(cli_text("cli.serve.max_tokens_too_small"))
         host, port = args.host or s.server_host, args.port or s.server_port
         print(
             f"LexSpec serve: {opts.model_name} ({opts.speculative}) on http://{host}:{port}/v1",

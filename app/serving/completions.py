@@ -1,8 +1,8 @@
-"""Request validation for /v1/completions: OpenAI's legacy text completion API, which vLLM
-serves and evaluation harnesses and older SDKs use.
+"""The /v1/completions request: OpenAI's legacy text completion API, which vLLM serves and
+evaluation harnesses and older SDKs use.
 
 A prompt is a string or a list of token ids (or a batch of exactly one of either); sampling,
-length, stop strings, seed and streaming are validated as for chat (`generation_fields`).
+length, stop strings, seed and streaming are validated as for chat (`GenerationRequest`).
 What this engine does not do is refused with a 400 naming the field, as vLLM refuses the
 parameters it does not support: log probabilities, `suffix` (insertion), `best_of` above 1
 and several prompts in one request.
@@ -10,91 +10,44 @@ and several prompts in one request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 from app.domain import Bilingual
-from app.serving.protocol import ApiError, GenerationRequest, generation_fields, json_object
-
-DEFAULT_MAX_TOKENS = 16  # OpenAI's (and vLLM's) default for a text completion
+from app.serving.protocol import REFUSED, ApiError, GenerationRequest, null_is, parse
 
 Prompt = str | list[int]
 
 
-@dataclass
+def _one_prompt(raw: Any) -> Any:
+    """A batch (`["a", "b"]`, `[[1, 2], [3]]`) of exactly one prompt is that prompt."""
+    if not (isinstance(raw, list) and raw and all(isinstance(p, str | list) for p in raw)):
+        return raw
+    if len(raw) > 1:
+        message = Bilingual(
+            "每个请求只能有一个 prompt", f"one prompt per request is supported, got {len(raw)}"
+        )
+        raise PydanticCustomError(REFUSED, str(message))
+    return raw[0]
+
+
 class CompletionRequest(GenerationRequest):
-    prompt: Prompt = ""
-    echo: bool = False
+    """A /v1/completions body (the model name is checked by the server)."""
 
+    default_max_tokens: ClassVar[int | None] = 16  # OpenAI's (and vLLM's) for a text completion
 
-def _is_ids(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(t, int) and not isinstance(t, bool) for t in value)
-    )
-
-
-def _prompt(body: dict[str, Any]) -> Prompt:
-    raw = body.get("prompt")
-    if isinstance(raw, list) and raw and all(isinstance(p, str) or _is_ids(p) for p in raw):
-        if len(raw) > 1:  # a batch: ["a", "b"] or [[1, 2], [3]]
-            raise ApiError(
-                400,
-                str(
-                    Bilingual(
-                        "每个请求只能有一个 prompt",
-                        f"one prompt per request is supported, got {len(raw)}",
-                    )
-                ),
-                param="prompt",
-            )
-        raw = raw[0]
-    if isinstance(raw, str) or _is_ids(raw):
-        return raw  # type: ignore[return-value]
-    raise ApiError(
-        400,
-        str(
-            Bilingual(
-                "prompt 必须是字符串或词元编号列表",
-                "prompt must be a string or a non-empty list of token ids",
-            )
-        ),
-        param="prompt",
-    )
-
-
-def _unsupported(key: str) -> ApiError:
-    return ApiError(
-        400,
-        str(Bilingual(f"本服务不支持 {key}", f"{key} is not supported by this server")),
-        param=key,
-    )
-
-
-def _refuse_unsupported(body: dict[str, Any]) -> None:
-    """logprobs (any value: the engine returns none), suffix, best_of above 1."""
-    if body.get("logprobs") is not None:
-        raise _unsupported("logprobs")
-    if body.get("suffix") not in (None, ""):
-        raise _unsupported("suffix")
-    if body.get("best_of") not in (None, 1):
-        raise _unsupported("best_of")
+    prompt: Annotated[str | Annotated[list[int], Field(min_length=1)], BeforeValidator(_one_prompt)]
+    echo: Annotated[bool, null_is(False)] = False  # the text starts with the prompt's
+    logprobs: None = None  # any value: the engine returns none
+    suffix: Literal[""] | None = None  # insertion
+    best_of: Annotated[int, Field(ge=1, le=1)] | None = None
 
 
 def parse_completion(body: Any) -> CompletionRequest:
     """Validate a /v1/completions body (the model name is checked by the server)."""
-    body = json_object(body)
-    _refuse_unsupported(body)
-    echo = body.get("echo")
-    if echo is not None and not isinstance(echo, bool):
-        raise ApiError(
-            400, str(Bilingual("echo 必须是布尔值", "echo must be a boolean")), param="echo"
-        )
-    fields = generation_fields(body)
-    if fields["max_tokens"] is None:
-        fields["max_tokens"] = DEFAULT_MAX_TOKENS
-    return CompletionRequest(prompt=_prompt(body), echo=bool(echo), **fields)
+    return parse(CompletionRequest, body)
 
 
 def check_token_ids(ids: list[int], n_vocab: int) -> list[int]:

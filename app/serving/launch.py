@@ -11,7 +11,7 @@ from app.serving.drafter_registry import DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
 from app.serving.model import Model
-from app.serving.server import ServerState, make_app
+from app.serving.server import DEFAULT_MAX_TOKENS, ServerState, make_app
 from app.serving.speculative import Engine
 from app.serving.worker import Worker
 
@@ -30,6 +30,7 @@ class ServeOptions:
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 5
     n_ctx: int = 4096
+    max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when its request gives none
     n_threads: int = 2
     adaptive: bool = True
     calibrate: bool = True
@@ -77,7 +78,11 @@ def build_state(opts: ServeOptions) -> ServerState:
         )
     metrics = Metrics(opts.model_name)
     return ServerState(
-        engine=engine, worker=Worker(engine, metrics), metrics=metrics, model_name=opts.model_name
+        engine=engine,
+        worker=Worker(engine, metrics),
+        metrics=metrics,
+        model_name=opts.model_name,
+        max_tokens=opts.max_tokens,
     )
 
 

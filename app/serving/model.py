@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,7 @@ class Model:
     def tokenize(self, text: str, *, special: bool = False, add_bos: bool = False) -> list[int]:
         return list(self.llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
 
-    def chat_tokens(self, messages: list[dict[str, Any]]) -> list[int]:
+    def chat_tokens(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """The prompt tokens for a chat, formatted with the model's own (GGUF) chat template."""
         if self._formatter is None:
             text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "

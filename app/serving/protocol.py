@@ -1,25 +1,37 @@
-"""OpenAI-compatible request parsing and error bodies for the embedded server.
+"""OpenAI-compatible requests of the embedded server, declared as strict pydantic models (as
+vLLM's protocol declares them), and OpenAI's error bodies.
 
-Requests are validated as the OpenAI API does: a field of the wrong type is a 400 naming the
-field (`param`), never coerced (`"stream": "false"` is not false) and never a 500.
+A field of the wrong type is a 400 naming the field (`param`, e.g. `messages[0].content[1].text`),
+never coerced (`"stream": "false"` is not false) and never a 500. Every message a client can get
+for a bad field is in FIELD_ERRORS, one per field.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal, NotRequired, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+from typing_extensions import TypedDict
 
 from app.domain import MAX_TEMPERATURE, Bilingual
 
-# The roles every chat template formats (and the plain "role: content" fallback for a model
-# without one); tool and function messages need tool calling, which this server does not offer.
-CHAT_ROLES = ("system", "user", "assistant")
 MAX_STOP = 4  # OpenAI's limit on stop sequences
 # A lone UTF-16 surrogate: JSON's "\ud800" escape decodes to one, and it cannot be encoded as
 # UTF-8 (not for the tokenizer, not for an error message that quotes it).
 SURROGATE = re.compile("[\ud800-\udfff]")
+REFUSED = "lexspec_refused"  # the type of an error a validator raises with its own message
 
 
 class ApiError(Exception):
@@ -49,43 +61,6 @@ class ApiError(Exception):
                 "code": self.status,
             }
         }
-
-
-@dataclass
-class GenerationRequest:
-    """What chat and text completions share: sampling, length, stop strings, streaming."""
-
-    stream: bool = False
-    temperature: float = 1.0
-    top_p: float = 1.0
-    max_tokens: int | None = None
-    seed: int | None = None
-    stop: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ChatRequest(GenerationRequest):
-    messages: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _number(body: dict[str, Any], key: str, default: float) -> float:
-    value = body.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ApiError(
-            400, str(Bilingual(f"{key} 必须是数字", f"{key} must be a number")), param=key
-        )
-    return float(value)
-
-
-def _integer(body: dict[str, Any], key: str) -> int | None:
-    value = body.get(key)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ApiError(
-            400, str(Bilingual(f"{key} 必须是整数", f"{key} must be an integer")), param=key
-        )
-    return value
 
 
 def _strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
@@ -122,201 +97,215 @@ def check_text(body: Any) -> None:
             )
 
 
-def _seed(body: dict[str, Any]) -> int | None:
-    seed = _integer(body, "seed")
-    if seed is not None and seed < 0:
-        raise ApiError(
-            400,
-            str(Bilingual("seed 不能为负数", f"seed must be 0 or more, got {seed}")),
-            param="seed",
+# --- the requests ---------------------------------------------------------------------------
+
+
+def null_is(default: Any) -> BeforeValidator:
+    """JSON null means the field's default, as in OpenAI's API."""
+    return BeforeValidator(lambda value: default if value is None else value)
+
+
+def _listed(value: Any) -> Any:
+    """`stop` as a list: one string is a list of one, null is none."""
+    return [] if value is None else [value] if isinstance(value, str) else value
+
+
+class Strict(BaseModel):
+    """No coercion (a string is not a number, 0 is not false), no NaN; unknown fields ignored."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="ignore")
+
+
+class TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+Content = str | list[TextPart]
+
+
+class Turn(TypedDict):
+    role: Literal["system", "user"]
+    content: Content
+
+
+class AssistantTurn(TypedDict):
+    role: Literal["assistant"]
+    content: NotRequired[Content | None]  # OpenAI allows none (a tool-call turn)
+
+
+# The roles every chat template formats (and the plain "role: content" fallback for a model
+# without one); tool and function messages need tool calling, which this server does not offer.
+Message = Annotated[Turn | AssistantTurn, Field(discriminator="role")]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+def _as_text(messages: list[Message]) -> list[Message]:
+    """Each message's content as one string (its text parts joined; none is empty)."""
+    for m in messages:
+        content = m.get("content")
+        m["content"] = (
+            "".join(part["text"] for part in content)
+            if isinstance(content, list)
+            else content or ""
         )
-    return seed
+    return messages
 
 
-def _content(content: Any, where: str, role: str) -> str:
-    """A message's text: a string, or a list of `{"type": "text", "text": str}` parts."""
-    if isinstance(content, str):
-        return content
-    if content is None and role == "assistant":  # OpenAI allows it (a tool-call turn)
-        return ""
-    if not isinstance(content, list):
-        raise ApiError(
-            400,
-            f"{where}.content 必须是字符串或文本片段列表 / "
-            f"{where}.content must be a string or a list of text parts",
-            param=f"{where}.content",
-        )
-    texts = []
-    for j, part in enumerate(content):
-        at = f"{where}.content[{j}]"
-        if not isinstance(part, dict) or part.get("type") != "text":
-            raise ApiError(
-                400,
-                str(
-                    Bilingual(
-                        f"{at} 只支持 type 为 text 的片段",
-                        f"{at}: only parts of type `text` are supported",
-                    )
-                ),
-                param=at,
-            )
-        if not isinstance(part.get("text"), str):
-            raise ApiError(
-                400,
-                str(Bilingual(f"{at}.text 必须是字符串", f"{at}.text must be a string")),
-                param=f"{at}.text",
-            )
-        texts.append(part["text"])
-    return "".join(texts)
+Messages = Annotated[list[Message], Field(min_length=1), AfterValidator(_as_text)]
 
 
-def parse_messages(messages: Any) -> list[dict[str, str]]:
-    """Chat messages as `{"role", "content"}` strings; 400 naming the first bad field."""
-    if not isinstance(messages, list) or not messages:
-        raise ApiError(
-            400,
-            str(Bilingual("messages 不能为空", "messages must be a non-empty list")),
-            param="messages",
-        )
-    out = []
-    for i, m in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(m, dict):
-            raise ApiError(
-                400,
-                str(Bilingual(f"{where} 必须是对象", f"{where} must be an object")),
-                param=where,
-            )
-        role = m.get("role")
-        if not isinstance(role, str) or role not in CHAT_ROLES:
-            raise ApiError(
-                400,
-                f"{where}.role 无效：{role!r}，可用 {', '.join(CHAT_ROLES)} / "
-                f"{where}.role {role!r} is not one of {', '.join(CHAT_ROLES)}",
-                param=f"{where}.role",
-            )
-        if "content" not in m and role != "assistant":
-            raise ApiError(
-                400,
-                str(Bilingual(f"{where} 缺少 content", f"{where} needs content")),
-                param=f"{where}.content",
-            )
-        out.append({"role": role, "content": _content(m.get("content"), where, role)})
-    return out
+class GenerationRequest(Strict):
+    """What chat and text completions share: sampling, length, stop strings, streaming."""
+
+    # The length when the request gives none (absent or null), within the server's cap: None
+    # is the cap itself (check_length).
+    default_max_tokens: ClassVar[int | None] = None
+
+    stream: Annotated[bool, null_is(False)] = False
+    stream_options: dict[str, Any] | None = None
+    n: Annotated[int, Field(ge=1, le=1)] | None = None  # this server returns one choice
+    temperature: Annotated[float, null_is(1.0), Field(ge=0.0, le=MAX_TEMPERATURE)] = 1.0
+    top_p: Annotated[float, null_is(1.0), Field(gt=0.0, le=1.0)] = 1.0
+    max_tokens: PositiveInt | None = None
+    max_completion_tokens: PositiveInt | None = None  # wins over max_tokens
+    seed: Annotated[int, Field(ge=0)] | None = None
+    stop: Annotated[list[str], BeforeValidator(_listed), Field(max_length=MAX_STOP)] = []
+
+    @model_validator(mode="after")
+    def _length(self) -> GenerationRequest:
+        """max_tokens is max_completion_tokens when that is given."""
+        if self.max_completion_tokens is not None:
+            self.max_tokens = self.max_completion_tokens
+        return self
 
 
-def _stop(body: dict[str, Any]) -> list[str]:
-    stop = body.get("stop")
-    stop = [] if stop is None else [stop] if isinstance(stop, str) else stop
-    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
-        raise ApiError(
-            400,
-            str(
-                Bilingual(
-                    "stop 必须是字符串或字符串列表", "stop must be a string or a list of strings"
-                )
-            ),
-            param="stop",
-        )
-    if len(stop) > MAX_STOP:
-        raise ApiError(
-            400,
-            str(
-                Bilingual(
-                    f"stop 最多 {MAX_STOP} 个",
-                    f"at most {MAX_STOP} stop sequences, got {len(stop)}",
-                )
-            ),
-            param="stop",
-        )
-    return stop
+class ChatRequest(GenerationRequest):
+    """A /v1/chat/completions body (the model name is checked by the server)."""
+
+    messages: Messages
 
 
-def _flags(body: dict[str, Any]) -> bool:
-    """`stream` (a real boolean), and `n` (only 1: this server returns one choice)."""
-    stream = body.get("stream")
-    if stream is not None and not isinstance(stream, bool):
-        raise ApiError(
-            400, str(Bilingual("stream 必须是布尔值", "stream must be a boolean")), param="stream"
-        )
-    options = body.get("stream_options")
-    if options is not None and not isinstance(options, dict):
-        raise ApiError(
-            400,
-            str(Bilingual("stream_options 必须是对象", "stream_options must be an object")),
-            param="stream_options",
-        )
-    n = _integer(body, "n")
-    if n is not None and n != 1:
-        raise ApiError(
-            400, str(Bilingual("n 只支持 1", f"only n = 1 is supported, got {n}")), param="n"
-        )
-    return bool(stream)
+class TokenizeRequest(Strict):
+    """A /tokenize body: chat messages (formatted by the chat template), or a prompt."""
+
+    messages: Messages | None = None
+    prompt: str | None = None
+    add_special_tokens: bool = True
 
 
-def _max_tokens(body: dict[str, Any]) -> int | None:
-    key = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
-    raw = body.get(key)
-    if raw is not None and (isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0):
-        raise ApiError(
-            400,
-            str(Bilingual(f"{key} 必须是正整数", f"{key} must be a positive integer, got {raw}")),
-            param=key,
-        )
-    return raw
+# --- errors: one message per field ---------------------------------------------------------
+
+_BOOLEAN = Bilingual("{at} 必须是布尔值", "{at} must be a boolean")
+_POSITIVE = Bilingual("{at} 必须是正整数", "{at} must be a positive integer, got {got}")
+_UNSUPPORTED = Bilingual("本服务不支持 {at}", "{at} is not supported by this server")
+# A field's path with its list indexes as [] (the root is "") -> what a bad value there is.
+FIELD_ERRORS: dict[str, Bilingual] = {
+    "": Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"),
+    "messages": Bilingual("messages 不能为空", "messages must be a non-empty list"),
+    "messages[]": Bilingual("{at} 必须是对象", "{at} must be an object"),
+    "messages[].role": Bilingual(
+        "{at} 无效，可用 system, user, assistant", "{at} is not one of system, user, assistant"
+    ),
+    "messages[].content": Bilingual(
+        "{at} 必须是字符串或文本片段列表", "{at} must be a string or a list of text parts"
+    ),
+    "messages[].content[]": Bilingual(
+        "{at} 只支持 type 为 text 的片段", "{at}: only parts of type `text` are supported"
+    ),
+    "messages[].content[].text": Bilingual("{at} 必须是字符串", "{at} must be a string"),
+    "stream": _BOOLEAN,
+    "stream_options": Bilingual("stream_options 必须是对象", "stream_options must be an object"),
+    "n": Bilingual("n 只支持 1", "only n = 1 is supported, got {got}"),
+    "temperature": Bilingual(
+        f"temperature 必须是 0 到 {MAX_TEMPERATURE:g} 之间的数",
+        f"temperature must be a number in [0, {MAX_TEMPERATURE:g}], got {{got}}",
+    ),
+    "top_p": Bilingual("top_p 必须在 (0, 1] 之间", "top_p must be a number in (0, 1], got {got}"),
+    "max_tokens": _POSITIVE,
+    "max_completion_tokens": _POSITIVE,
+    "seed": Bilingual("seed 必须是非负整数", "seed must be an integer, 0 or more, got {got}"),
+    "stop": Bilingual(
+        f"stop 必须是字符串或至多 {MAX_STOP} 个字符串的列表",
+        f"stop must be a string or a list of at most {MAX_STOP} strings",
+    ),
+    "prompt": Bilingual(
+        "prompt 必须是字符串或词元编号列表",
+        "prompt must be a string or a non-empty list of token ids",
+    ),
+    "echo": _BOOLEAN,
+    "add_special_tokens": _BOOLEAN,
+    "logprobs": _UNSUPPORTED,  # any value: the engine returns none
+    "suffix": _UNSUPPORTED,
+    "best_of": _UNSUPPORTED,
+}
+# Field names (anything else in a pydantic location is a union's tag); a text part's `type` is
+# one too, so its error ranks with its `text`'s and is reported as the part.
+_NAMES = {"type"} | {name.removesuffix("[]") for shape in FIELD_ERRORS for name in shape.split(".")}
 
 
-def json_object(body: Any) -> dict[str, Any]:
-    """The body, if it is a JSON object; else 400."""
-    if not isinstance(body, dict):
-        raise ApiError(
-            400, str(Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"))
-        )
-    return body
+def _path(loc: list[str | int]) -> str:
+    """`messages[0].content[1].text`, as OpenAI names a field."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
-def generation_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """The validated GenerationRequest fields of a chat or text completion body."""
-    temperature = _number(body, "temperature", 1.0)
-    if not 0.0 <= temperature <= MAX_TEMPERATURE:
-        raise ApiError(
-            400,
-            str(
-                Bilingual(
-                    f"temperature 必须在 0 到 {MAX_TEMPERATURE:g} 之间",
-                    f"temperature must be in [0, {MAX_TEMPERATURE:g}], got {temperature}",
-                )
-            ),
-            param="temperature",
-        )
-    top_p = _number(body, "top_p", 1.0)
-    if not 0.0 < top_p <= 1.0:
-        raise ApiError(
-            400,
-            str(Bilingual("top_p 必须在 (0, 1] 之间", f"top_p must be in (0, 1], got {top_p}")),
-            param="top_p",
-        )
-    return {
-        "stream": _flags(body),
-        "temperature": temperature,
-        "top_p": top_p,
-        "max_tokens": _max_tokens(body),
-        "seed": _seed(body),
-        "stop": _stop(body),
-    }
+def _shape(loc: list[str | int]) -> str:
+    """The path with its list indexes left out (`messages[].content[].text`)."""
+    return "".join("[]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def _field_loc(error: ErrorDetails) -> list[str | int]:
+    """An error's location without pydantic's union tags; a role that is missing or not one of
+    the roles (the discriminator) is the message's `role`."""
+    loc = [p for p in error["loc"] if isinstance(p, int) or p in _NAMES]
+    if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append(str(error.get("ctx", {}).get("discriminator", "")).strip("'"))
+    return loc
+
+
+def _api_error(error: ErrorDetails) -> ApiError:
+    """The 400 for one pydantic error, at the nearest field FIELD_ERRORS describes (`stop[1]`
+    is reported as `stop`); a validator's own refusal keeps its message."""
+    loc = _field_loc(error)
+    exact = len(loc)
+    while loc and _shape(loc) not in FIELD_ERRORS:
+        loc.pop()
+    at = _path(loc)
+    if error["type"] == REFUSED:
+        return ApiError(400, error["msg"], param=at or None)
+    got = json.dumps(error["input"], ensure_ascii=False, default=str)[:40]
+    message = str(FIELD_ERRORS[_shape(loc)]).format(at=at, got=got if len(loc) == exact else "?")
+    return ApiError(400, message, param=at or None)
+
+
+Model = TypeVar("Model", bound=Strict)
+
+
+def parse(model: type[Model], body: Any) -> Model:
+    """The body as `model`; else the 400 of its deepest error (the most precise field: of a
+    union's errors, the member that got furthest)."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise _api_error(max(exc.errors(), key=lambda e: len(_field_loc(e)))) from None
 
 
 def parse_chat(body: Any) -> ChatRequest:
     """Validate a /v1/chat/completions body (the model name is checked by the server)."""
-    body = json_object(body)
-    return ChatRequest(messages=parse_messages(body.get("messages")), **generation_fields(body))
+    return parse(ChatRequest, body)
 
 
 def check_length(
-    prompt_tokens: int, max_tokens: int | None, limit: int, *, prompt_param: str = "messages"
+    prompt_tokens: int,
+    max_tokens: int | None,
+    limit: int,
+    *,
+    default: int,
+    prompt_param: str = "messages",
 ) -> int:
-    """The max_tokens to use; 400 when the prompt (plus the requested completion) does not fit
-    (`prompt_param` names the prompt's field: messages, or a text completion's prompt)."""
+    """The max_tokens to use: the request's, or when it gives none (absent or null) `default`
+    (the server's cap) within the room the context leaves. 400 when the prompt (plus the
+    requested completion) does not fit (`prompt_param` names the prompt's field)."""
     if prompt_tokens >= limit:
         raise ApiError(
             400,
@@ -327,7 +316,7 @@ def check_length(
         )
     room = limit - prompt_tokens
     if max_tokens is None:
-        return room
+        return min(room, default)
     if max_tokens > room:
         raise ApiError(
             400,

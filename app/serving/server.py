@@ -26,10 +26,12 @@ from app.serving.model import TemplateError
 from app.serving.protocol import (
     ApiError,
     GenerationRequest,
+    Message,
+    TokenizeRequest,
     check_length,
     check_text,
+    parse,
     parse_chat,
-    parse_messages,
 )
 from app.serving.sampling import SamplingParams
 from app.serving.shapes import ChatShape, Shape, TextShape
@@ -40,6 +42,10 @@ MAX_BODY_BYTES = 2 * 1024 * 1024  # 2 MB: far above the context (4,096 tokens is
 # A streamed request silent this long (queued behind others, or in prefill) gets an SSE comment
 # saying where it is: far below any client's read timeout, and a gone client is noticed soon.
 KEEPALIVE_S = 1.0
+# The server's cap: the most a completion generates when its request sets no max_tokens (absent
+# or null; a text completion's own default, 16, is lower). A request may ask for more, up to the
+# room its prompt leaves in the context (`lexspec serve --max-tokens` sets it).
+DEFAULT_MAX_TOKENS = 1024
 
 
 @dataclass
@@ -48,6 +54,7 @@ class ServerState:
     worker: Worker
     metrics: Metrics
     model_name: str
+    max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when the request gives none
 
     @property
     def max_model_len(self) -> int:
@@ -188,7 +195,7 @@ async def _collect(job: Job, shape: Shape) -> JSONResponse:
     return JSONResponse(shape.whole("".join(parts), payload))
 
 
-async def _chat_tokens(state: ServerState, messages: list[dict[str, str]]) -> list[int]:
+async def _chat_tokens(state: ServerState, messages: list[Message]) -> list[int]:
     """The prompt's tokens, computed off the event loop (a 2 MB prompt takes seconds)."""
     try:
         return await asyncio.to_thread(state.engine.model.chat_tokens, messages)
@@ -208,7 +215,10 @@ def _make_job(
     state: ServerState, prompt: list[int], gen: GenerationRequest, prompt_param: str
 ) -> Job:
     limit = state.max_model_len
-    max_tokens = check_length(len(prompt), gen.max_tokens, limit, prompt_param=prompt_param)
+    default = min(gen.default_max_tokens or state.max_tokens, state.max_tokens)
+    max_tokens = check_length(
+        len(prompt), gen.max_tokens, limit, default=default, prompt_param=prompt_param
+    )
     params = SamplingParams(temperature=gen.temperature, top_p=gen.top_p)
     req = Request(prompt=prompt, max_tokens=max_tokens, params=params, seed=gen.seed)
     return Job(request=req, stop=gen.stop, loop=asyncio.get_running_loop())
@@ -274,27 +284,13 @@ async def tokenize(request: HttpRequest) -> Response:
     model = state.engine.model
     try:
         body = await _json_body(request)
-        if not isinstance(body, dict):
-            raise ApiError(
-                400, str(Bilingual("请求体必须是 JSON 对象", "the body must be a JSON object"))
-            )
+        req = parse(TokenizeRequest, body)
         _check_model(state, body)
-        if "messages" in body:
-            tokens = await _chat_tokens(state, parse_messages(body["messages"]))
-        elif isinstance(body.get("prompt"), str):
-            add_bos = body.get("add_special_tokens", True)
-            if not isinstance(add_bos, bool):
-                raise ApiError(
-                    400,
-                    str(
-                        Bilingual(
-                            "add_special_tokens 必须是布尔值",
-                            "add_special_tokens must be a boolean",
-                        )
-                    ),
-                    param="add_special_tokens",
-                )
-            tokens = await asyncio.to_thread(model.tokenize, body["prompt"], add_bos=add_bos)
+        if req.messages is not None:
+            tokens = await _chat_tokens(state, req.messages)
+        elif req.prompt is not None:
+            bos = req.add_special_tokens
+            tokens = await asyncio.to_thread(model.tokenize, req.prompt, add_bos=bos)
         else:
             raise ApiError(
                 400,

@@ -51,7 +51,7 @@ messages = st.one_of(
     ),
     scalars,
 )
-# never null or absent: a valid request without it would run to the context limit
+# never null or absent: a valid request without it would run to the server's cap (1,024 tokens)
 max_tokens = st.one_of(
     st.integers(1, MAX_TOKENS),
     st.integers(-1, 0),

@@ -7,7 +7,17 @@ from typing import Any
 
 import pytest
 
-from app.serving.protocol import ApiError, check_text, parse_chat
+from app.serving.completions import CompletionRequest, parse_completion
+from app.serving.protocol import (
+    FIELD_ERRORS,
+    ApiError,
+    ChatRequest,
+    TokenizeRequest,
+    check_length,
+    check_text,
+    parse,
+    parse_chat,
+)
 
 USER = {"role": "user", "content": "hi"}
 
@@ -156,3 +166,110 @@ def test_surrogate_pairs_and_ordinary_text_pass() -> None:
     pair = json.loads('"emoji \\ud83d\\ude00 条文"')
     assert pair == "emoji \U0001f600 条文"
     check_text(body(messages=[{"role": "user", "content": pair}]))
+
+
+# --- text completions and /tokenize: the same models, the same 400s -------------------------
+
+
+def completion(**fields: Any) -> dict[str, Any]:
+    return {"prompt": "x"} | fields
+
+
+@pytest.mark.parametrize(
+    ("request_body", "param", "needle"),
+    [
+        ({}, "prompt", "token ids"),
+        (completion(prompt=5), "prompt", "token ids"),
+        (completion(prompt=[]), "prompt", "token ids"),
+        (completion(prompt=[1, True]), "prompt", "token ids"),
+        (completion(prompt=[1.0]), "prompt", "token ids"),
+        (completion(prompt=["a", "b"]), "prompt", "one prompt"),
+        (completion(prompt=[[1, 2], [3]]), "prompt", "one prompt"),
+        (completion(logprobs=0), "logprobs", "not supported"),
+        (completion(logprobs=False), "logprobs", "not supported"),
+        (completion(suffix="end"), "suffix", "not supported"),
+        (completion(best_of=2), "best_of", "not supported"),
+        (completion(echo="yes"), "echo", "boolean"),
+        (completion(n=2), "n", "n = 1"),
+        (completion(temperature=3), "temperature", "[0, 2]"),
+        (completion(temperature=float("nan")), "temperature", "[0, 2]"),
+        (completion(max_tokens=0), "max_tokens", "positive"),
+        (completion(seed=-1), "seed", "0 or more"),
+    ],
+)
+def test_bad_text_completions_are_400_naming_the_field(
+    request_body: dict[str, Any], param: str, needle: str
+) -> None:
+    with pytest.raises(ApiError) as info:
+        parse_completion(request_body)
+    assert info.value.status == 400 and info.value.param == param
+    assert needle in info.value.message and " / " in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("request_body", "prompt"),
+    [
+        (completion(), "x"),
+        (completion(prompt=[5, 6]), [5, 6]),
+        (completion(prompt=["only"]), "only"),  # a batch of one
+        (completion(prompt=[[7]]), [7]),
+        (completion(echo=None, logprobs=None, suffix="", best_of=1), "x"),
+    ],
+)
+def test_good_text_completions_parse(request_body: dict[str, Any], prompt: object) -> None:
+    assert parse_completion(request_body).prompt == prompt
+
+
+def test_null_is_the_default() -> None:
+    nulls = dict.fromkeys(["stream", "temperature", "top_p", "seed", "stop", "n", "max_tokens"])
+    chat = parse_chat(body(**nulls))
+    assert (chat.stream, chat.temperature, chat.top_p, chat.seed, chat.stop) == (
+        False, 1.0, 1.0, None, []
+    )  # fmt: skip
+    assert chat.max_tokens is None  # the server's cap applies (check_length)
+
+
+@pytest.mark.parametrize(
+    ("request_body", "param"),
+    [
+        ({"prompt": 5}, "prompt"),
+        ({"prompt": "x", "add_special_tokens": "no"}, "add_special_tokens"),
+        ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content"),
+        ({"messages": []}, "messages"),
+    ],
+)
+def test_bad_tokenize_bodies_are_400_naming_the_field(request_body: Any, param: str) -> None:
+    with pytest.raises(ApiError) as info:
+        parse(TokenizeRequest, request_body)
+    assert info.value.status == 400 and info.value.param == param
+
+
+def test_every_field_has_its_message() -> None:
+    """A field FIELD_ERRORS does not describe would be reported as a bad body."""
+    for model in (ChatRequest, CompletionRequest, TokenizeRequest):
+        assert set(model.model_fields) <= set(FIELD_ERRORS), model.__name__
+
+
+# --- the length: the request's, else the server's cap, within the context --------------------
+
+
+@pytest.mark.parametrize(
+    ("prompt_tokens", "max_tokens", "expected"),
+    [
+        (10, None, 100),  # none given (absent or null): the cap
+        (950, None, 50),  # ... within the room the prompt leaves
+        (10, 500, 500),  # a request may ask for more than the cap
+        (10, 990, 990),
+    ],
+)
+def test_the_length_is_the_requests_else_the_cap(
+    prompt_tokens: int, max_tokens: int | None, expected: int
+) -> None:
+    assert check_length(prompt_tokens, max_tokens, 1000, default=100) == expected
+
+
+@pytest.mark.parametrize(("prompt_tokens", "max_tokens"), [(10, 991), (1000, None), (1200, 1)])
+def test_a_length_that_does_not_fit_is_400(prompt_tokens: int, max_tokens: int | None) -> None:
+    with pytest.raises(ApiError) as info:
+        check_length(prompt_tokens, max_tokens, 1000, default=100)
+    assert info.value.status == 400 and info.value.kind == "context_length_exceeded"
