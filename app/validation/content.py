@@ -19,6 +19,7 @@ from app.validation.catalogue import Catalogue
 from app.validation.matching import bigrams, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
+from app.validation.parts import opening, part_mismatch, part_out_of_range
 from app.validation.superseded import check_superseded
 from app.validation.texts import StatuteText, TextStore
 
@@ -26,7 +27,7 @@ SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 JOINER = re.compile(
     r"^[\s\u3000、，,和及与或至以者到—－～~]*$"
 )  # between the articles of one chain
-OPENING = 24  # characters of each article shown in a message
+
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _article(n: int) -> str:
 
 def _opening(text: StatuteText, number: int) -> str:
     article = text.article(number)
-    return _open(article.first_line if article else "")
+    return opening(article.first_line if article else "")
 
 
 def groups(text: str, citations: Sequence[Citation]) -> list[Group]:
@@ -156,82 +157,6 @@ def _mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding
     )
 
 
-def _where(number: int, paragraph: int | None, item: int | None) -> str:
-    """第十三条第一款第二项 (the 款 is written whenever a 项 is, as a lawyer cites it)."""
-    text = _article(number)
-    if paragraph or item:
-        text += f"第{int_to_chinese(paragraph or 1)}款"
-    return text + (f"第{int_to_chinese(item)}项" if item else "")
-
-
-def _where_en(number: int, paragraph: int | None, item: int | None) -> str:
-    """article 13, paragraph 1, item 2"""
-    text = f"article {number}" + (f", paragraph {paragraph or 1}" if paragraph or item else "")
-    return text + (f", item {item}" if item else "")
-
-
-_PARTS: dict[
-    tuple[int, int, bool], tuple[StatuteText, list[tuple[int, int | None, frozenset[str], str]]]
-] = {}
-
-
-def _parts(
-    version: StatuteText, number: int, items: bool
-) -> list[tuple[int, int | None, frozenset[str], str]]:
-    """(款, 项, bigrams, text) of each part of one article, built once per version (keyed by
-    identity, checked like matching.index_for: an id may be reused once a version is gone)."""
-    key = (id(version), number, items)
-    cached = _PARTS.get(key)
-    if cached is None or cached[0] is not version:
-        article = version.article(number)
-        parts = article.parts(items) if article else []
-        cached = _PARTS[key] = (version, [(p, i, bigrams(text), text) for p, i, text in parts])
-    return cached[1]
-
-
-def _part_mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding | None:
-    """A 款 or 项 cited for what another 款 or 项 of the same article says."""
-    cited = group.members[0]
-    number, paragraph, item = cited.article, cited.paragraph, cited.item
-    article = version.article(number) if number else None
-    if len(group.members) != 1 or article is None or (paragraph is None and item is None):
-        return None
-    if not article.has_part(paragraph, item):
-        return None
-    index, grams = index_for(version), bigrams(group.claim)
-    total = index.claim_weight(grams)
-    if total < limits.min_claim or sum(1 for g in grams if index.weight.get(g)) < limits.min_grams:
-        return None
-    scores = {
-        (p, i): (sum(index.weight.get(g, 0.0) for g in grams & part) / total, text)
-        for p, i, part, text in _parts(version, article.number, item is not None)
-    }
-    best = max(scores, key=lambda k: scores[k][0])
-    mine = (paragraph or 1, item)
-    if best == mine or scores[best][0] < limits.min_better:
-        return None
-    if scores[best][0] - scores.get(mine, (0.0, ""))[0] < limits.margin:
-        return None
-    here, there = _where(article.number, paragraph, item), _where(article.number, *best)
-    return finding(
-        "citation.content_mismatch",
-        cited.start,
-        cited.end,
-        f"《{version.statute}》{there}",
-        statute=version.statute,
-        cited=here,
-        cited_en=_where_en(article.number, paragraph, item),
-        better=there,
-        better_en=_where_en(article.number, *best),
-        cited_open=_open(scores.get(mine, (0.0, ""))[1]),
-        better_open=_open(scores[best][1]),
-    )
-
-
-def _open(line: str) -> str:
-    return line if len(line) <= OPENING else line[:OPENING] + "…"
-
-
 def _renumbered(
     store: TextStore, version: StatuteText, group: Group, limits: Thresholds
 ) -> Finding | None:
@@ -315,6 +240,10 @@ def check_content(
         )
         if hit:
             findings.append(hit)
+        version = _version(store, citation.statute, doc_date)
+        missing = part_out_of_range(version, citation) if version else None
+        if missing:
+            findings.append(missing)
     for group in groups(text, citations):
         version = _version(store, group.members[0].statute, doc_date)
         if version is None:
@@ -322,7 +251,7 @@ def check_content(
         hit = (
             _renumbered(store, version, group, limits)
             or _mismatch(version, group, limits)
-            or _part_mismatch(version, group, limits)
+            or part_mismatch(version, group, limits)
         )
         if hit:
             findings.append(hit)
