@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
+from app.validation.in_force import check_in_force
 from app.validation.matching import bigrams, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
@@ -27,7 +28,6 @@ SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 JOINER = re.compile(
     r"^[\s\u3000、，,和及与或至以者到—－～~]*$"
 )  # between the articles of one chain
-
 
 
 @dataclass(frozen=True)
@@ -194,35 +194,6 @@ def _renumbered(
     )
 
 
-def _not_in_force(
-    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, day: dt.date
-) -> Finding | None:
-    statute = catalogue.statutes.get(citation.statute or "")
-    if statute is None:
-        return None
-    if statute.effective and statute.effective > day and text.startswith("《", citation.start):
-        what = f"《{statute.name}》"
-        effective = statute.effective
-    else:
-        current, latest = store.on(statute.name, day), store.latest(statute.name)
-        number = citation.article
-        if number is None or current is None or latest is None or current is latest:
-            return None
-        if current.article(number) is not None or latest.article(number) is None:
-            return None
-        what = f"《{statute.name}》{_article(number)}（{latest.version}文本）"
-        effective = latest.in_force_from
-    return finding(
-        "citation.not_in_force",
-        citation.start,
-        citation.end,
-        "",
-        date=day.isoformat(),
-        what=what,
-        effective=effective.isoformat(),
-    )
-
-
 def check_content(
     text: str,
     citations: Sequence[Citation],
@@ -233,13 +204,8 @@ def check_content(
     limits: Thresholds = DEFAULT,
 ) -> tuple[list[Finding], list[Citation]]:
     """Findings on what the citations say, and the citations with version and first line."""
-    findings: list[Finding] = []
+    findings = check_in_force(text, citations, catalogue=catalogue, store=store, doc_date=doc_date)
     for citation in citations:
-        hit = (
-            _not_in_force(text, citation, catalogue, store, doc_date) if citation.statute else None
-        )
-        if hit:
-            findings.append(hit)
         version = _version(store, citation.statute, doc_date)
         missing = part_out_of_range(version, citation) if version else None
         if missing:
