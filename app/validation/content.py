@@ -221,7 +221,15 @@ def check_content(
         )
         if hit:
             findings.append(hit)
-    findings.extend(check_superseded(text, citations, doc_date=doc_date))
+    superseded = check_superseded(text, citations, doc_date=doc_date)
+    # a citation of an overridden rule is reported as that, not also as another article's
+    spans = {(f.start, f.end) for f in superseded}
+    findings = [
+        f
+        for f in findings
+        if f.code != "citation.content_mismatch" or (f.start, f.end) not in spans
+    ]
+    findings.extend(superseded)
     return findings, [_enrich(c, store, doc_date) for c in citations]
 
 

@@ -26,7 +26,14 @@ from app.validation.numerals import int_to_chinese
 
 SUPERSEDED_FILE = Path(__file__).with_name("superseded.yaml")
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
-HISTORY = re.compile(r"原《|原规定|原办法|曾规定|此前|以前|旧规|已被|已由|取代|调整为|改为|不再")
+HISTORY = re.compile(
+    r"原《|原规定|原办法|曾规定|曾经|此前|以前|旧规|已被|已由|取代|调整为|改为|不再|当时|彼时"
+)
+# a date the sentence sets itself in: 2023年时, 2024年3月前, 2022年至2023年间
+PAST = re.compile(
+    r"(?P<year>[0-9]{4})年(?:(?P<month>[0-9]{1,2})月(?:[0-9]{1,2}日)?)?"
+    r"(?:时|间|当时|之时|期间|以前|之前|前|那时)"
+)
 
 
 class SupersededError(BilingualError, ValueError):
@@ -68,6 +75,10 @@ class Row:
     change_zh: str
     change_en: str
     reason: str
+    # an exemption row: the earlier measure's obligation (`obligation`) stated for a case the
+    # later rule exempts (`terms`), unless the sentence also states what takes it out (`unless`)
+    obligation: re.Pattern[str] | None = None
+    unless: re.Pattern[str] | None = None
 
     def covers(self, citation: Citation) -> str:
         """'exact' (the row's 款 / 项 or a part of it), 'wider' (the article, or the 款 holding
@@ -85,7 +96,21 @@ class Row:
         return "wider" if item is None else ""
 
     def used(self, sentence: str) -> bool:
-        return any(term.search(sentence) for term in self.terms)
+        if not any(term.search(sentence) for term in self.terms):
+            return False
+        if self.unless is not None and self.unless.search(sentence):
+            return False
+        return self.obligation is None or bool(self.obligation.search(sentence))
+
+    def told_as_past(self, sentence: str) -> bool:
+        """The sentence sets itself before the later rule (2023年时…): history, not law."""
+        for m in PAST.finditer(sentence):
+            year, month = int(m["year"]), int(m["month"] or 0)
+            if year < self.since.year or (
+                year == self.since.year and 0 < month <= self.since.month
+            ):
+                return True
+        return False
 
 
 def _provision(raw: Any, where: str) -> Provision:
@@ -113,6 +138,8 @@ def _row(raw: dict[str, Any], where: str) -> Row:
             str(change["zh"]),
             str(change["en"]),
             str(raw["reason"]),
+            _pattern(raw.get("obligation")),
+            _pattern(raw.get("unless")),
         )
     except (KeyError, TypeError, re.error) as exc:
         raise SupersededError(
@@ -124,6 +151,10 @@ def _row(raw: dict[str, Any], where: str) -> Row:
             f"{where}：须有 since、terms、reason", f"{where}: since, terms and reason are required"
         )
     return row
+
+
+def _pattern(raw: Any) -> re.Pattern[str] | None:
+    return re.compile(str(raw)) if raw else None
 
 
 @lru_cache(maxsize=4)
@@ -143,6 +174,7 @@ def _match(citation: Citation, sentence: str, day: dt.date, rows: Sequence[Row])
     """The row a citation in this sentence runs into, if any."""
     if HISTORY.search(sentence):
         return None
+    rows = [r for r in rows if not r.told_as_past(sentence)]
     for row in rows:
         cover = row.covers(citation) if day >= row.since else ""
         if cover and ((cover == "exact" and row.whole) or row.used(sentence)):
