@@ -23,6 +23,7 @@ from app.validation.numerals import int_to_chinese
 from app.validation.parts import opening, part_mismatch, part_out_of_range
 from app.validation.superseded import check_superseded
 from app.validation.texts import StatuteText, TextStore
+from app.validation.versions import named_versions
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 JOINER = re.compile(
@@ -205,13 +206,15 @@ def check_content(
 ) -> tuple[list[Finding], list[Citation]]:
     """Findings on what the citations say, and the citations with version and first line."""
     findings = check_in_force(text, citations, catalogue=catalogue, store=store, doc_date=doc_date)
+    named = named_versions(text, citations, store, doc_date)
     for citation in citations:
-        version = _version(store, citation.statute, doc_date)
+        version = named.get(citation.start) or _version(store, citation.statute, doc_date)
         missing = part_out_of_range(version, citation) if version else None
         if missing:
             findings.append(missing)
     for group in groups(text, citations):
-        version = _version(store, group.members[0].statute, doc_date)
+        first = group.members[0]
+        version = named.get(first.start) or _version(store, first.statute, doc_date)
         if version is None:
             continue
         hit = (
@@ -230,7 +233,7 @@ def check_content(
         if f.code != "citation.content_mismatch" or (f.start, f.end) not in spans
     ]
     findings.extend(superseded)
-    return findings, [_enrich(c, store, doc_date) for c in citations]
+    return findings, [_enrich(c, store, doc_date, named.get(c.start)) for c in citations]
 
 
 def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText | None:
@@ -239,8 +242,10 @@ def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText
     return store.on(statute, day) or store.latest(statute)
 
 
-def _enrich(citation: Citation, store: TextStore, day: dt.date) -> Citation:
-    version = _version(store, citation.statute, day)
+def _enrich(
+    citation: Citation, store: TextStore, day: dt.date, named: StatuteText | None = None
+) -> Citation:
+    version = named or _version(store, citation.statute, day)
     if version is None:
         return citation
     article = version.article(citation.article) if citation.article else None
