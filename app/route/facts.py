@@ -144,7 +144,9 @@ def _count_findings(text: str, facts: FormFacts) -> list[Finding]:
         if HYPOTHETICAL.search(sentence):
             continue
         clause = _clause(sentence, q.start - start, q.end - start)
-        allowed, expected, what = _allowed_counts(clause, facts)
+        # a clause that names no category (…8千人，不足1万人) counts what the sentence did
+        label = clause if "个人信息" in clause else sentence[: q.start - start]
+        allowed, expected, what = _allowed_counts(label, facts)
         if expected is None:
             continue
         if bound is not None:
@@ -168,7 +170,10 @@ def _flipped(facts: FormFacts, sensitive: bool, bound: Bound) -> RouteDecision |
         return None
     value = bound.stated + {"gt": 1, "lt": -1}.get(bound.kind, 0)
     value = max(0, value)
-    moved = replace(facts.transfer, **{"sensitive" if sensitive else "individuals": value})
+    transfer = facts.transfer
+    moved = (
+        replace(transfer, sensitive=value) if sensitive else replace(transfer, individuals=value)
+    )
     decision = decide(moved)
     return decision if decision.route != facts.decision.route else None
 
