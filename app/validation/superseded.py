@@ -102,15 +102,14 @@ class Row:
             return False
         return self.obligation is None or bool(self.obligation.search(sentence))
 
-    def told_as_past(self, sentence: str) -> bool:
-        """The sentence sets itself before the later rule (2023年时…): history, not law."""
-        for m in PAST.finditer(sentence):
-            year, month = int(m["year"]), int(m["month"] or 0)
-            if year < self.since.year or (
-                year == self.since.year and 0 < month <= self.since.month
-            ):
-                return True
-        return False
+    def told_as_past(self, past: Sequence[tuple[int, int]]) -> bool:
+        """The sentence sets itself before the later rule (2023年时…): history, not law.
+        `past`: the (year, month) of each such date in the sentence (month 0: none given)."""
+        since = self.since
+        return any(
+            year < since.year or (year == since.year and 0 < month <= since.month)
+            for year, month in past
+        )
 
 
 def _provision(raw: Any, where: str) -> Provision:
@@ -170,16 +169,40 @@ def load_superseded(path: str = str(SUPERSEDED_FILE)) -> tuple[Row, ...]:
     return tuple(_row(raw, f"{Path(path).name} #{n}") for n, raw in enumerate(rows, start=1))
 
 
+_ANY_TERM: dict[int, tuple[Sequence[Row], re.Pattern[str]]] = {}
+
+
+def _any_term(rows: Sequence[Row]) -> re.Pattern[str]:
+    """One pattern of every row's terms: a sentence with none of them uses no row's wording
+    (keyed by the rows' identity, checked as in matching.index_for)."""
+    cached = _ANY_TERM.get(id(rows))
+    if cached is None or cached[0] is not rows:
+        joined = "|".join(f"(?:{t.pattern})" for row in rows for t in row.terms)
+        cached = _ANY_TERM[id(rows)] = (rows, re.compile(joined))
+    return cached[1]
+
+
 def _match(citation: Citation, sentence: str, day: dt.date, rows: Sequence[Row]) -> Row | None:
     """The row a citation in this sentence runs into, if any."""
     if HISTORY.search(sentence):
         return None
-    rows = [r for r in rows if not r.told_as_past(sentence)]
+    past = [(int(m["year"]), int(m["month"] or 0)) for m in PAST.finditer(sentence)]
+    worded = bool(_any_term(rows).search(sentence))
     for row in rows:
         cover = row.covers(citation) if day >= row.since else ""
-        if cover and ((cover == "exact" and row.whole) or row.used(sentence)):
+        if not cover or row.told_as_past(past):
+            continue
+        if (cover == "exact" and row.whole) or (worded and row.used(sentence)):
             return row
-    later = [r for r in rows if r.prevailing.statute == citation.statute and r.used(sentence)]
+    if not worded:
+        return None
+    later = [
+        r
+        for r in rows
+        if r.prevailing.statute == citation.statute
+        and not r.told_as_past(past)
+        and r.used(sentence)
+    ]
     later.sort(key=lambda r: r.prevailing.article != citation.article)
     return later[0] if later else None
 
