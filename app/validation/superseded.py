@@ -182,26 +182,42 @@ def _any_term(rows: Sequence[Row]) -> re.Pattern[str]:
     return cached[1]
 
 
-def _match(citation: Citation, sentence: str, day: dt.date, rows: Sequence[Row]) -> Row | None:
+@dataclass(frozen=True)
+class _Sentence:
+    """What a sentence says once, for every citation in it."""
+
+    text: str
+    history: bool  # it speaks of the change (原…, 此前 …)
+    past: tuple[tuple[int, int], ...]  # the (year, month) it sets itself in (2023年时 …)
+    worded: bool  # one of the rows' terms occurs in it
+
+    @classmethod
+    def read(cls, text: str, rows: Sequence[Row]) -> _Sentence:
+        history = bool(HISTORY.search(text))
+        past = tuple((int(m["year"]), int(m["month"] or 0)) for m in PAST.finditer(text))
+        worded = not history and bool(_any_term(rows).search(text))
+        return cls(text, history, past, worded)
+
+
+def _match(
+    citation: Citation, sentence: _Sentence, day: dt.date, rows: Sequence[Row]
+) -> Row | None:
     """The row a citation in this sentence runs into, if any."""
-    if HISTORY.search(sentence):
+    if sentence.history:
         return None
-    past = [(int(m["year"]), int(m["month"] or 0)) for m in PAST.finditer(sentence)]
-    worded = bool(_any_term(rows).search(sentence))
+    words, past = sentence.text, sentence.past
     for row in rows:
         cover = row.covers(citation) if day >= row.since else ""
         if not cover or row.told_as_past(past):
             continue
-        if (cover == "exact" and row.whole) or (worded and row.used(sentence)):
+        if (cover == "exact" and row.whole) or (sentence.worded and row.used(words)):
             return row
-    if not worded:
+    if not sentence.worded:
         return None
     later = [
         r
         for r in rows
-        if r.prevailing.statute == citation.statute
-        and not r.told_as_past(past)
-        and r.used(sentence)
+        if r.prevailing.statute == citation.statute and not r.told_as_past(past) and r.used(words)
     ]
     later.sort(key=lambda r: r.prevailing.article != citation.article)
     return later[0] if later else None
@@ -211,19 +227,24 @@ def check_superseded(
     text: str, citations: Sequence[Citation], *, doc_date: dt.date, rows: Sequence[Row] = ()
 ) -> list[Finding]:
     """One finding per citation that relies on an overridden provision. A sentence still being
-    written (no end yet) is left alone, as in the content check."""
+    written (no end yet) is left alone, as in the content check. Only citations of a statute
+    some row names are read, each sentence once."""
     rows = rows or load_superseded()
+    named = {r.earlier.statute for r in rows} | {r.prevailing.statute for r in rows}
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
+    sentences: dict[int, _Sentence] = {}
     findings: list[Finding] = []
     for citation in citations:
-        if citation.article is None:
+        if citation.article is None or citation.statute not in named:
             continue
         after = bisect.bisect_right(ends, citation.end - 1)
         if after == len(ends):
             continue  # its sentence is still being written
         before = bisect.bisect_right(ends, citation.start)
-        start = ends[before - 1] if before else 0
-        row = _match(citation, text[start : ends[after]], doc_date, rows)
+        if after not in sentences:
+            start = ends[before - 1] if before else 0
+            sentences[after] = _Sentence.read(text[start : ends[after]], rows)
+        row = _match(citation, sentences[after], doc_date, rows)
         if row is not None:
             findings.append(_finding(citation, row))
     return findings
