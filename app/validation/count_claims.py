@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from app.validation.quantities import Quantity
 
 # a number is a count of people when these words follow it (名 / 位 / 个, then 人, 自然人, 用户)
-PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
+PEOPLE_AFTER = re.compile(r"\s*余?(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
 _NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|敏感个人信息除外")
 
 
@@ -35,6 +35,7 @@ _BEFORE = {
     "near": ("近", "将近", "接近", "几乎"),
 }
 _AFTER = {
+    "over": ("余",),  # 12万余人: 120,000 and a little more (up to APPROX above)
     "ge": ("以上", "及以上", "或以上"),
     "le": ("以下", "以内"),
     "approx": ("左右", "上下"),
@@ -64,7 +65,7 @@ RULE_PERIOD = "自当年1月1日起累计"
 class Bound:
     """A count with its bound or approximation: [start, end) spans the words and the number."""
 
-    kind: str  # gt, ge, lt, le, approx, near
+    kind: str  # gt, ge, lt, le, approx, near, over (余)
     stated: int
     start: int
     end: int
@@ -79,6 +80,7 @@ class Bound:
             "le": value <= stated,
             "approx": abs(value - stated) <= APPROX * stated,
             "near": (1 - APPROX) * stated <= value <= stated,
+            "over": stated <= value <= (1 + APPROX) * stated,
         }[self.kind]
 
 

@@ -103,6 +103,7 @@ def test_unit_forms(text: str, value: int) -> None:
         ("le", 100, 100, 101),
         ("approx", 100, 110, 111),
         ("near", 100, 90, 101),
+        ("over", 100, 110, 99),
     ],
 )
 def test_bound_edges(kind: str, stated: int, yes: int, no: int) -> None:
