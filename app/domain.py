@@ -30,6 +30,8 @@ FindingCode = Literal[
     "citation.renumbered",
     "citation.not_in_force",
     "citation.superseded",
+    "citation.part_out_of_range",
+    "citation.called_in_force",
     "numbering.gap",
     "numbering.duplicate",
     "numbering.out_of_order",
@@ -38,6 +40,7 @@ FindingCode = Literal[
     "structure.section_order",
     "facts.route_mismatch",
     "facts.number_mismatch",
+    "facts.count_flips_route",
     # prose gates on a model-written outline part (app/outline/gates.py): a part that fails one
     # falls back to its clause or the placeholder; the finding is kept on the part's record
     "prose.instruction_echo",

@@ -1,6 +1,7 @@
 """Validation speed: one check of a ~20,000-character draft, and re-checking while it streams;
-and the precision / recall of citation.content_mismatch and citation.renumbered on the labelled
-set tests/unit/validation_fixtures/citation_claims.yaml.
+and the precision / recall of each content capability (calibration.CAPABILITIES: mismatch, part,
+renumbered, superseded, part_missing, exemption, in_force) on the labelled set
+tests/unit/validation_fixtures/citation_claims.yaml.
 
 Run: .venv/bin/python bench/validation.py [--chars 20000] [--chunk 8] [--repeat 50] [--calibrate]
 

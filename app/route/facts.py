@@ -15,17 +15,20 @@ import datetime as dt
 import re
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.domain import CheckResult, Finding
 from app.route import RouteDecision
-from app.route.form import INDIVIDUALS_FIELD, form_counts
+from app.route.engine import TransferFacts, decide
+from app.route.form import INDIVIDUALS_FIELD, facts_from_values, form_counts
 from app.validation.count_claims import (
     PEOPLE_AFTER,
     RULE_PERIOD,
+    Bound,
     about_sensitive,
     bound_at,
     other_periods,
+    shares,
     states_a_rule,
 )
 from app.validation.messages import finding
@@ -60,6 +63,7 @@ class FormFacts:
     sensitive: int | None = None
     dates: dict[str, dt.date] = field(default_factory=dict)
     decision: RouteDecision | None = None
+    transfer: TransferFacts | None = None  # the facts the route follows from (a count's route)
 
 
 def form_facts(values: Mapping[str, str], decision: RouteDecision | None) -> FormFacts | None:
@@ -81,6 +85,7 @@ def form_facts(values: Mapping[str, str], decision: RouteDecision | None) -> For
         sensitive=sensitive,
         dates=day,
         decision=decision,
+        transfer=facts_from_values(values),
     )
 
 
@@ -139,7 +144,9 @@ def _count_findings(text: str, facts: FormFacts) -> list[Finding]:
         if HYPOTHETICAL.search(sentence):
             continue
         clause = _clause(sentence, q.start - start, q.end - start)
-        allowed, expected, what = _allowed_counts(clause, facts)
+        # a clause that names no category (…8千人，不足1万人) counts what the sentence did
+        label = clause if "个人信息" in clause else sentence[: q.start - start]
+        allowed, expected, what = _allowed_counts(label, facts)
         if expected is None:
             continue
         if bound is not None:
@@ -148,15 +155,57 @@ def _count_findings(text: str, facts: FormFacts) -> list[Finding]:
                 continue
             if any(bound.allows(v) for v in allowed):
                 continue
-            out.append(_mismatch(bound.start, bound.end, text, expected, what))
+            out.append(_mismatch(bound.start, bound.end, text, expected, what, facts, bound))
         elif q.value in THRESHOLD_VALUES and RULE_SENTENCE.search(sentence):
             continue
         elif q.value not in allowed:
-            out.append(_mismatch(q.start, q.end, text, expected, what))
-    return out + _period_findings(text, facts, spans)
+            exact = Bound("ge", q.value, q.start, q.end)
+            out.append(_mismatch(q.start, q.end, text, expected, what, facts, exact))
+    return out + _share_findings(text, facts, spans) + _period_findings(text, facts, spans)
 
 
-def _mismatch(start: int, end: int, text: str, expected: int, what: tuple[str, str]) -> Finding:
+def _flipped(facts: FormFacts, sensitive: bool, bound: Bound) -> RouteDecision | None:
+    """The route a count written like `bound` would lead to, when it is not the form's."""
+    if facts.transfer is None or facts.decision is None:
+        return None
+    value = bound.stated + {"gt": 1, "lt": -1}.get(bound.kind, 0)
+    value = max(0, value)
+    transfer = facts.transfer
+    moved = (
+        replace(transfer, sensitive=value) if sensitive else replace(transfer, individuals=value)
+    )
+    decision = decide(moved)
+    return decision if decision.route != facts.decision.route else None
+
+
+def _mismatch(
+    start: int,
+    end: int,
+    text: str,
+    expected: int,
+    what: tuple[str, str],
+    facts: FormFacts | None = None,
+    bound: Bound | None = None,
+) -> Finding:
+    """facts.number_mismatch, or facts.count_flips_route (an error) when the figure written
+    would lead to another route than the form's."""
+    sensitive = what[1] == "sensitive individuals"
+    flipped = _flipped(facts, sensitive, bound) if facts and bound else None
+    if flipped is not None and facts is not None and facts.decision is not None:
+        return finding(
+            "facts.count_flips_route",
+            start,
+            end,
+            f"{expected:,}",
+            found=text[start:end],
+            what=what[0],
+            what_en=what[1],
+            expected=f"{expected:,}",
+            route=flipped.route_text.zh,
+            route_en=flipped.route_text.en,
+            form_route=facts.decision.route_text.zh,
+            form_route_en=facts.decision.route_text.en,
+        )
     return finding(
         "facts.number_mismatch",
         start,
@@ -167,6 +216,40 @@ def _mismatch(start: int, end: int, text: str, expected: int, what: tuple[str, s
         what_en=what[1],
         expected=f"{expected:,}",
     )
+
+
+def _share_findings(text: str, facts: FormFacts, spans: list[tuple[int, int]]) -> list[Finding]:
+    """A share of the count said to be sensitive (其中约三分之一为敏感个人信息), read as a count:
+    the share of the count stated in the sentence (or of the form's total) against the form's
+    sensitive count."""
+    out: list[Finding] = []
+    if facts.individuals is None:
+        return out
+    skipped = skipped_spans(text)
+    total = facts.individuals + (facts.sensitive or 0)
+    for begin, end in spans:
+        sentence = text[begin:end]
+        if any(a <= begin < b for a, b in skipped) or HYPOTHETICAL.search(sentence):
+            continue
+        if not _about_client(sentence, facts):
+            continue
+        for share in shares(sentence):
+            counts = [
+                q.value
+                for q in quantities(sentence[: share.start])
+                if PEOPLE_AFTER.match(sentence, q.end)
+            ]
+            base = counts[-1] if counts else total
+            bound = Bound(
+                share.kind, round(share.share * base), begin + share.start, begin + share.end
+            )
+            if bound.allows(facts.sensitive or 0):
+                continue
+            what = ("敏感个人信息人数", "sensitive individuals")
+            out.append(
+                _mismatch(bound.start, bound.end, text, facts.sensitive or 0, what, facts, bound)
+            )
+    return out
 
 
 def _period_findings(text: str, facts: FormFacts, spans: list[tuple[int, int]]) -> list[Finding]:

@@ -2,10 +2,14 @@
 
 The set (tests/unit/validation_fixtures/citation_claims.yaml) labels each sentence right,
 wrong (with the better article), wrong_part (with the better 款 / 项 of the same article),
-no_claim, renumbered (with the number in force) or superseded (with the prevailing article).
+no_claim, renumbered (with the number in force), superseded or exempted (with the prevailing
+provision), part_missing (a 款 or 项 the article does not have) or called_in_force (a statute
+called 现行 before it took effect).
 Each capability (CAPABILITIES) counts its own label as the positives: a wrong sentence for
 citation.content_mismatch naming an article, a wrong_part one for the same code naming a 款 or
-项, a renumbered one for citation.renumbered, a superseded one for citation.superseded.
+项, a renumbered one for citation.renumbered, a superseded (or exempted) one for
+citation.superseded, a part_missing one for citation.part_out_of_range and a called_in_force one
+for citation.called_in_force.
 Used by bench/validation.py (which prints the figures and a threshold grid) and by the test
 that pins the shipped thresholds."""
 
@@ -24,13 +28,26 @@ from app.validation.citations import parse_citations
 from app.validation.content import DEFAULT, Thresholds, check_content
 from app.validation.texts import TextStore
 
-LABELS = ("right", "wrong", "wrong_part", "no_claim", "renumbered", "superseded")
+LABELS = (
+    "right",
+    "wrong",
+    "wrong_part",
+    "no_claim",
+    "renumbered",
+    "superseded",
+    "part_missing",
+    "exempted",
+    "called_in_force",
+)
 # capability -> (finding code, the label of its positives)
 CAPABILITIES: dict[str, tuple[str, str]] = {
     "mismatch": ("citation.content_mismatch", "wrong"),
     "part": ("citation.content_mismatch", "wrong_part"),
     "renumbered": ("citation.renumbered", "renumbered"),
     "superseded": ("citation.superseded", "superseded"),
+    "part_missing": ("citation.part_out_of_range", "part_missing"),
+    "exemption": ("citation.superseded", "exempted"),
+    "in_force": ("citation.called_in_force", "called_in_force"),
 }
 PART = re.compile(r"条第[零〇一二两三四五六七八九十]+[款项]")
 SET_DATE = dt.date(2026, 11, 30)  # the date the set was written against
@@ -147,8 +164,10 @@ def _names(suggestion: str, claim: Claim, capability: str) -> bool:
 
     if capability == "part":
         return bool(claim.better_part) and suggestion.endswith(claim.better_part)
-    if capability == "superseded":
+    if capability in ("superseded", "exemption"):
         return bool(claim.prevailing) and claim.prevailing in suggestion
+    if capability in ("part_missing", "in_force"):
+        return True  # no suggestion: the finding itself is the hit
     number = claim.better if capability == "mismatch" else claim.now
     return number is not None and suggestion.endswith(f"第{int_to_chinese(number)}条")
 

@@ -17,7 +17,7 @@ NUM = r"[0-9０-９零〇一二两三四五六七八九十百千]{1,8}"
 TITLE = re.compile(r"《(?P<name>[^《》\n]{1,80})》")
 INNER_TITLE = re.compile(r"〈(?P<inner>[^〈〉]{1,60})〉")
 ANAPHOR = re.compile(
-    r"(?:本法|该法|该办法|该条例|该规定|前述(?:法律|法规|规定|办法|条例)?)(?=[ \t\u3000]?第)"
+    r"(?:本法|该法|同法|该办法|该条例|该规定|前述(?:法律|法规|规定|办法|条例)?|上述(?:法律|法规|规定|办法|条例))(?=[ \t\u3000]?第)"
 )
 # a 款 or 项 of the article cited just before: 同条第二款, 前款 (the 款 before the one cited),
 # 该款 (the 款 cited), 该项 (the 项 cited); 前款第二项, 同条第一款第（三）项

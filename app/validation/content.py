@@ -16,17 +16,19 @@ from dataclasses import dataclass, replace
 
 from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
+from app.validation.in_force import check_in_force
 from app.validation.matching import bigrams, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
+from app.validation.parts import opening, part_mismatch, part_out_of_range
 from app.validation.superseded import check_superseded
 from app.validation.texts import StatuteText, TextStore
+from app.validation.versions import named_versions
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 JOINER = re.compile(
     r"^[\s\u3000、，,和及与或至以者到—－～~]*$"
 )  # between the articles of one chain
-OPENING = 24  # characters of each article shown in a message
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def _article(n: int) -> str:
 
 def _opening(text: StatuteText, number: int) -> str:
     article = text.article(number)
-    return _open(article.first_line if article else "")
+    return opening(article.first_line if article else "")
 
 
 def groups(text: str, citations: Sequence[Citation]) -> list[Group]:
@@ -156,82 +158,6 @@ def _mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding
     )
 
 
-def _where(number: int, paragraph: int | None, item: int | None) -> str:
-    """第十三条第一款第二项 (the 款 is written whenever a 项 is, as a lawyer cites it)."""
-    text = _article(number)
-    if paragraph or item:
-        text += f"第{int_to_chinese(paragraph or 1)}款"
-    return text + (f"第{int_to_chinese(item)}项" if item else "")
-
-
-def _where_en(number: int, paragraph: int | None, item: int | None) -> str:
-    """article 13, paragraph 1, item 2"""
-    text = f"article {number}" + (f", paragraph {paragraph or 1}" if paragraph or item else "")
-    return text + (f", item {item}" if item else "")
-
-
-_PARTS: dict[
-    tuple[int, int, bool], tuple[StatuteText, list[tuple[int, int | None, frozenset[str], str]]]
-] = {}
-
-
-def _parts(
-    version: StatuteText, number: int, items: bool
-) -> list[tuple[int, int | None, frozenset[str], str]]:
-    """(款, 项, bigrams, text) of each part of one article, built once per version (keyed by
-    identity, checked like matching.index_for: an id may be reused once a version is gone)."""
-    key = (id(version), number, items)
-    cached = _PARTS.get(key)
-    if cached is None or cached[0] is not version:
-        article = version.article(number)
-        parts = article.parts(items) if article else []
-        cached = _PARTS[key] = (version, [(p, i, bigrams(text), text) for p, i, text in parts])
-    return cached[1]
-
-
-def _part_mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Finding | None:
-    """A 款 or 项 cited for what another 款 or 项 of the same article says."""
-    cited = group.members[0]
-    number, paragraph, item = cited.article, cited.paragraph, cited.item
-    article = version.article(number) if number else None
-    if len(group.members) != 1 or article is None or (paragraph is None and item is None):
-        return None
-    if not article.has_part(paragraph, item):
-        return None
-    index, grams = index_for(version), bigrams(group.claim)
-    total = index.claim_weight(grams)
-    if total < limits.min_claim or sum(1 for g in grams if index.weight.get(g)) < limits.min_grams:
-        return None
-    scores = {
-        (p, i): (sum(index.weight.get(g, 0.0) for g in grams & part) / total, text)
-        for p, i, part, text in _parts(version, article.number, item is not None)
-    }
-    best = max(scores, key=lambda k: scores[k][0])
-    mine = (paragraph or 1, item)
-    if best == mine or scores[best][0] < limits.min_better:
-        return None
-    if scores[best][0] - scores.get(mine, (0.0, ""))[0] < limits.margin:
-        return None
-    here, there = _where(article.number, paragraph, item), _where(article.number, *best)
-    return finding(
-        "citation.content_mismatch",
-        cited.start,
-        cited.end,
-        f"《{version.statute}》{there}",
-        statute=version.statute,
-        cited=here,
-        cited_en=_where_en(article.number, paragraph, item),
-        better=there,
-        better_en=_where_en(article.number, *best),
-        cited_open=_open(scores.get(mine, (0.0, ""))[1]),
-        better_open=_open(scores[best][1]),
-    )
-
-
-def _open(line: str) -> str:
-    return line if len(line) <= OPENING else line[:OPENING] + "…"
-
-
 def _renumbered(
     store: TextStore, version: StatuteText, group: Group, limits: Thresholds
 ) -> Finding | None:
@@ -269,35 +195,6 @@ def _renumbered(
     )
 
 
-def _not_in_force(
-    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, day: dt.date
-) -> Finding | None:
-    statute = catalogue.statutes.get(citation.statute or "")
-    if statute is None:
-        return None
-    if statute.effective and statute.effective > day and text.startswith("《", citation.start):
-        what = f"《{statute.name}》"
-        effective = statute.effective
-    else:
-        current, latest = store.on(statute.name, day), store.latest(statute.name)
-        number = citation.article
-        if number is None or current is None or latest is None or current is latest:
-            return None
-        if current.article(number) is not None or latest.article(number) is None:
-            return None
-        what = f"《{statute.name}》{_article(number)}（{latest.version}文本）"
-        effective = latest.in_force_from
-    return finding(
-        "citation.not_in_force",
-        citation.start,
-        citation.end,
-        "",
-        date=day.isoformat(),
-        what=what,
-        effective=effective.isoformat(),
-    )
-
-
 def check_content(
     text: str,
     citations: Sequence[Citation],
@@ -308,26 +205,35 @@ def check_content(
     limits: Thresholds = DEFAULT,
 ) -> tuple[list[Finding], list[Citation]]:
     """Findings on what the citations say, and the citations with version and first line."""
-    findings: list[Finding] = []
+    findings = check_in_force(text, citations, catalogue=catalogue, store=store, doc_date=doc_date)
+    named = named_versions(text, citations, store, doc_date)
     for citation in citations:
-        hit = (
-            _not_in_force(text, citation, catalogue, store, doc_date) if citation.statute else None
-        )
-        if hit:
-            findings.append(hit)
+        version = named.get(citation.start) or _version(store, citation.statute, doc_date)
+        missing = part_out_of_range(version, citation) if version else None
+        if missing:
+            findings.append(missing)
     for group in groups(text, citations):
-        version = _version(store, group.members[0].statute, doc_date)
+        first = group.members[0]
+        version = named.get(first.start) or _version(store, first.statute, doc_date)
         if version is None:
             continue
         hit = (
             _renumbered(store, version, group, limits)
             or _mismatch(version, group, limits)
-            or _part_mismatch(version, group, limits)
+            or part_mismatch(version, group, limits)
         )
         if hit:
             findings.append(hit)
-    findings.extend(check_superseded(text, citations, doc_date=doc_date))
-    return findings, [_enrich(c, store, doc_date) for c in citations]
+    superseded = check_superseded(text, citations, doc_date=doc_date)
+    # a citation of an overridden rule is reported as that, not also as another article's
+    spans = {(f.start, f.end) for f in superseded}
+    findings = [
+        f
+        for f in findings
+        if f.code != "citation.content_mismatch" or (f.start, f.end) not in spans
+    ]
+    findings.extend(superseded)
+    return findings, [_enrich(c, store, doc_date, named.get(c.start)) for c in citations]
 
 
 def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText | None:
@@ -336,8 +242,10 @@ def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText
     return store.on(statute, day) or store.latest(statute)
 
 
-def _enrich(citation: Citation, store: TextStore, day: dt.date) -> Citation:
-    version = _version(store, citation.statute, day)
+def _enrich(
+    citation: Citation, store: TextStore, day: dt.date, named: StatuteText | None = None
+) -> Citation:
+    version = named or _version(store, citation.statute, day)
     if version is None:
         return citation
     article = version.article(citation.article) if citation.article else None

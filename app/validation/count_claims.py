@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from app.validation.quantities import Quantity
 
 # a number is a count of people when these words follow it (名 / 位 / 个, then 人, 自然人, 用户)
-PEOPLE_AFTER = re.compile(r"\s*(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
+PEOPLE_AFTER = re.compile(r"\s*余?(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
 _NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|敏感个人信息除外")
 
 
@@ -35,6 +35,7 @@ _BEFORE = {
     "near": ("近", "将近", "接近", "几乎"),
 }
 _AFTER = {
+    "over": ("余",),  # 12万余人: 120,000 and a little more (up to APPROX above)
     "ge": ("以上", "及以上", "或以上"),
     "le": ("以下", "以内"),
     "approx": ("左右", "上下"),
@@ -64,7 +65,7 @@ RULE_PERIOD = "自当年1月1日起累计"
 class Bound:
     """A count with its bound or approximation: [start, end) spans the words and the number."""
 
-    kind: str  # gt, ge, lt, le, approx, near
+    kind: str  # gt, ge, lt, le, approx, near, over (余)
     stated: int
     start: int
     end: int
@@ -79,6 +80,7 @@ class Bound:
             "le": value <= stated,
             "approx": abs(value - stated) <= APPROX * stated,
             "near": (1 - APPROX) * stated <= value <= stated,
+            "over": stated <= value <= (1 + APPROX) * stated,
         }[self.kind]
 
 
@@ -101,3 +103,66 @@ def states_a_rule(clause: str) -> bool:
 def other_periods(sentence: str) -> Iterator[re.Match[str]]:
     """Counting periods in the sentence other than the rules' 自当年1月1日起."""
     return OTHER_PERIOD.finditer(sentence)
+
+
+# a share of the count (三分之一, 半数, 一半, 30%, 百分之三十, 三成) said to be sensitive personal
+# information: 其中约三分之一为敏感个人信息, 半数以上涉及敏感个人信息
+_DIGIT = "零〇一二两三四五六七八九十"
+_SHARE_CORE = (
+    r"(?P<before>约|大约|近|将近|接近|超过|逾|不足|不到|少于|低于|不超过)?"
+    rf"(?P<share>(?P<den>[{_DIGIT}]{{1,3}}|[0-9]{{1,3}})分之(?P<num>[{_DIGIT}]{{1,3}}|[0-9]{{1,3}})"
+    r"|(?P<half>半数|一半)|(?P<most>过半|过半数|大半|大部分|多数|绝大多数)"
+    r"|(?P<pct>[0-9]+(?:\.[0-9]+)?)\s*[%％]|百分之(?P<zpct>[" + _DIGIT + r"百]{1,4})"
+    rf"|(?P<tenths>[{_DIGIT[2:-1]}])成)"
+    r"(?P<after>以上|以下|左右)?"
+)
+_SENSITIVE = r"(?<!不含)(?<!不包括)(?<!非)敏感个人信息"
+SHARES = (
+    re.compile(_SHARE_CORE + rf"(?=[^，。；\n]{{0,8}}?{_SENSITIVE})"),
+    re.compile(
+        rf"(?<={_SENSITIVE[-6:]})(?:约|大约)?(?:占比|占|比例为|比例约为|约占)?" + _SHARE_CORE
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Share:
+    """A share said to be sensitive: [start, end) spans its words; `kind` as in Bound."""
+
+    kind: str
+    share: float
+    start: int
+    end: int
+
+
+def _share_value(m: re.Match[str]) -> float | None:
+    from app.validation.numerals import parse_number
+
+    if m["den"]:
+        den, num = parse_number(m["den"]), parse_number(m["num"])
+        return num / den if den and num is not None and num <= den else None
+    if m["half"] or m["most"]:
+        return 0.5
+    if m["pct"]:
+        return float(m["pct"]) / 100
+    if m["zpct"]:
+        value = parse_number(m["zpct"])
+        return value / 100 if value is not None else None
+    value = parse_number(m["tenths"])
+    return value / 10 if value is not None else None
+
+
+def shares(sentence: str) -> Iterator[Share]:
+    """The shares of a count said to be sensitive personal information in one sentence."""
+    found = [m for pattern in SHARES for m in pattern.finditer(sentence)]
+    for m in sorted(found, key=lambda m: m.start()):
+        value = _share_value(m)
+        if value is None or not 0 < value <= 1:
+            continue
+        word = m["before"] or m["after"] or ""
+        kind = _KIND.get(word, "approx")
+        if m["most"]:
+            kind = "gt"
+        elif word in ("不到",):
+            kind = "lt"
+        yield Share(kind, value, m.start(), m.end())

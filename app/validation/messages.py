@@ -50,6 +50,17 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "This sentence relies on the rule of 《{earlier}》 {earlier_at_en}; since {since} "
         "《{prevailing}》 {prevailing_at_en} applies instead: {change_en}",
     ),
+    "citation.part_out_of_range": (
+        "warning",
+        "《{statute}》{article}（{version}文本）{has}，不存在{part}",
+        "《{statute}》 {article_en} ({version} text) {has_en}; there is no {part_en}",
+    ),
+    "citation.called_in_force": (
+        "warning",
+        "文书日期{date}时{what}尚未施行（自{effective}起施行），不宜称为“{word}”",
+        "On the document's date {date}, {what} was not yet in force (in force from "
+        "{effective}); it cannot be called “{word}”",
+    ),
     "numbering.gap": (
         "error",
         "编号不连续：应为“{expected}”，实为“{found}”",
@@ -90,6 +101,12 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "warning",
         "草稿所写{what}“{found}”与表单不符（表单：{expected}）",
         "The draft's {what_en} “{found}” contradicts the form ({expected})",
+    ),
+    "facts.count_flips_route": (
+        "error",
+        "草稿所写{what}“{found}”与表单不符（表单：{expected}），按此数字出境路径将变为{route}，而依表单事实应为{form_route}",
+        "The draft's {what_en} “{found}” contradicts the form ({expected}); that figure would "
+        "lead to {route_en}, the form's facts to {form_route_en}",
     ),
     "prose.instruction_echo": (
         "error",

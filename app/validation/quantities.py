@@ -1,7 +1,8 @@
 """Counts and dates written in a draft: Arabic or Chinese numerals, with 万/亿 units.
 
 120万 = 一百二十万 = 1,200,000; 1.2万 = 12,000; 3亿 = 300,000,000; 1.2百万 = 1,200,000;
-0.5千万 = 5,000,000; 12.5万 = 125,000; 8千 = 8,000; 二〇二五年三月十五日.
+0.5千万 = 5,000,000; 12.5万 = 125,000; 8千 = 8,000; 1亿2000万 = 120,000,000;
+12万8千 = 128,000; 二〇二五年三月十五日.
 Pure functions over text; offsets are Python str indices."""
 
 from __future__ import annotations
@@ -61,15 +62,37 @@ def arabic_value(digits: str, unit: str) -> int | None:
     return int(value) if value == value.to_integral_value() else None
 
 
+def _read(m: re.Match[str]) -> tuple[int | None, int]:
+    """(value, unit multiplier) of one NUMBER match; a Chinese numeral counts as unit 1."""
+    if m.group("arabic"):
+        unit = m.group("unit") or ""
+        return arabic_value(m.group("arabic"), unit), _UNITS[unit]
+    return chinese_value(m.group("zh")), 1
+
+
 def quantities(text: str) -> Iterator[Quantity]:
-    """Every number in the text with its value (a bare 十 or 万 included; callers filter)."""
+    """Every number in the text with its value (a bare 十 or 万 included; callers filter).
+
+    Mixed units written together are one number: 1亿2000万 = 120,000,000, 12万8千 = 128,000
+    (the second part directly after the first, in a smaller unit and below the first's unit)."""
+    pending: tuple[int, int, int, int] | None = None  # start, end, value, unit
     for m in NUMBER.finditer(text):
-        if m.group("arabic"):
-            value = arabic_value(m.group("arabic"), m.group("unit") or "")
-        else:
-            value = chinese_value(m.group("zh"))
-        if value is not None:
+        value, unit = _read(m)
+        if value is None:
+            continue
+        if pending is not None:
+            start, end, high, high_unit = pending
+            if m.start() == end and m.group("arabic") and unit < high_unit and value < high_unit:
+                pending = None
+                yield Quantity(start, m.end(), high + value, text[start : m.end()])
+                continue
+            yield Quantity(start, end, high, text[start:end])
+        pending = (m.start(), m.end(), value, unit) if unit >= 10_000 else None
+        if pending is None:
             yield Quantity(m.start(), m.end(), value, m.group(0))
+    if pending is not None:
+        start, end, high, _ = pending
+        yield Quantity(start, end, high, text[start:end])
 
 
 _DATE = re.compile(

@@ -17,7 +17,7 @@ SENTENCE = re.compile(r"[^。；;！？!?\n]+")
 CLAUSE = re.compile(r"[^，,：:]+")
 HEADING = re.compile(r"【([^】\n]{1,20})】")
 SKIP_SECTIONS = ("常见错误",)
-SUBJECT = re.compile(r"(贵|该|本|你|我)(公司|司|单位|企业)|因此|综上|据此|结论")
+SUBJECT = re.compile(r"(贵|该|本|你|我)(公司|司|单位|企业|集团)|委托人|因此|综上|据此|结论")
 NOT_A_CLAIM = re.compile(
     r"若|如果|假如|倘若|一旦|如属|如为|是否|能否|误以为|误认为|错误地|混淆|误将|例如|比如|？|\?"
 )

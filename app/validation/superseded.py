@@ -26,7 +26,14 @@ from app.validation.numerals import int_to_chinese
 
 SUPERSEDED_FILE = Path(__file__).with_name("superseded.yaml")
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
-HISTORY = re.compile(r"原《|原规定|原办法|曾规定|此前|以前|旧规|已被|已由|取代|调整为|改为|不再")
+HISTORY = re.compile(
+    r"原《|原规定|原办法|曾规定|曾经|此前|以前|旧规|已被|已由|取代|调整为|改为|不再|当时|彼时"
+)
+# a date the sentence sets itself in: 2023年时, 2024年3月前, 2022年至2023年间
+PAST = re.compile(
+    r"(?P<year>[0-9]{4})年(?:(?P<month>[0-9]{1,2})月(?:[0-9]{1,2}日)?)?"
+    r"(?:时|间|当时|之时|期间|以前|之前|前|那时)"
+)
 
 
 class SupersededError(BilingualError, ValueError):
@@ -68,6 +75,10 @@ class Row:
     change_zh: str
     change_en: str
     reason: str
+    # an exemption row: the earlier measure's obligation (`obligation`) stated for a case the
+    # later rule exempts (`terms`), unless the sentence also states what takes it out (`unless`)
+    obligation: re.Pattern[str] | None = None
+    unless: re.Pattern[str] | None = None
 
     def covers(self, citation: Citation) -> str:
         """'exact' (the row's 款 / 项 or a part of it), 'wider' (the article, or the 款 holding
@@ -85,7 +96,20 @@ class Row:
         return "wider" if item is None else ""
 
     def used(self, sentence: str) -> bool:
-        return any(term.search(sentence) for term in self.terms)
+        if not any(term.search(sentence) for term in self.terms):
+            return False
+        if self.unless is not None and self.unless.search(sentence):
+            return False
+        return self.obligation is None or bool(self.obligation.search(sentence))
+
+    def told_as_past(self, past: Sequence[tuple[int, int]]) -> bool:
+        """The sentence sets itself before the later rule (2023年时…): history, not law.
+        `past`: the (year, month) of each such date in the sentence (month 0: none given)."""
+        since = self.since
+        return any(
+            year < since.year or (year == since.year and 0 < month <= since.month)
+            for year, month in past
+        )
 
 
 def _provision(raw: Any, where: str) -> Provision:
@@ -113,6 +137,8 @@ def _row(raw: dict[str, Any], where: str) -> Row:
             str(change["zh"]),
             str(change["en"]),
             str(raw["reason"]),
+            _pattern(raw.get("obligation")),
+            _pattern(raw.get("unless")),
         )
     except (KeyError, TypeError, re.error) as exc:
         raise SupersededError(
@@ -124,6 +150,10 @@ def _row(raw: dict[str, Any], where: str) -> Row:
             f"{where}：须有 since、terms、reason", f"{where}: since, terms and reason are required"
         )
     return row
+
+
+def _pattern(raw: Any) -> re.Pattern[str] | None:
+    return re.compile(str(raw)) if raw else None
 
 
 @lru_cache(maxsize=4)
@@ -139,15 +169,56 @@ def load_superseded(path: str = str(SUPERSEDED_FILE)) -> tuple[Row, ...]:
     return tuple(_row(raw, f"{Path(path).name} #{n}") for n, raw in enumerate(rows, start=1))
 
 
-def _match(citation: Citation, sentence: str, day: dt.date, rows: Sequence[Row]) -> Row | None:
+_ANY_TERM: dict[int, tuple[Sequence[Row], re.Pattern[str]]] = {}
+
+
+def _any_term(rows: Sequence[Row]) -> re.Pattern[str]:
+    """One pattern of every row's terms: a sentence with none of them uses no row's wording
+    (keyed by the rows' identity, checked as in matching.index_for)."""
+    cached = _ANY_TERM.get(id(rows))
+    if cached is None or cached[0] is not rows:
+        joined = "|".join(f"(?:{t.pattern})" for row in rows for t in row.terms)
+        cached = _ANY_TERM[id(rows)] = (rows, re.compile(joined))
+    return cached[1]
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """What a sentence says once, for every citation in it."""
+
+    text: str
+    history: bool  # it speaks of the change (原…, 此前 …)
+    past: tuple[tuple[int, int], ...]  # the (year, month) it sets itself in (2023年时 …)
+    worded: bool  # one of the rows' terms occurs in it
+
+    @classmethod
+    def read(cls, text: str, rows: Sequence[Row]) -> _Sentence:
+        history = bool(HISTORY.search(text))
+        past = tuple((int(m["year"]), int(m["month"] or 0)) for m in PAST.finditer(text))
+        worded = not history and bool(_any_term(rows).search(text))
+        return cls(text, history, past, worded)
+
+
+def _match(
+    citation: Citation, sentence: _Sentence, day: dt.date, rows: Sequence[Row]
+) -> Row | None:
     """The row a citation in this sentence runs into, if any."""
-    if HISTORY.search(sentence):
+    if sentence.history:
         return None
+    words, past = sentence.text, sentence.past
     for row in rows:
         cover = row.covers(citation) if day >= row.since else ""
-        if cover and ((cover == "exact" and row.whole) or row.used(sentence)):
+        if not cover or row.told_as_past(past):
+            continue
+        if (cover == "exact" and row.whole) or (sentence.worded and row.used(words)):
             return row
-    later = [r for r in rows if r.prevailing.statute == citation.statute and r.used(sentence)]
+    if not sentence.worded:
+        return None
+    later = [
+        r
+        for r in rows
+        if r.prevailing.statute == citation.statute and not r.told_as_past(past) and r.used(words)
+    ]
     later.sort(key=lambda r: r.prevailing.article != citation.article)
     return later[0] if later else None
 
@@ -156,19 +227,24 @@ def check_superseded(
     text: str, citations: Sequence[Citation], *, doc_date: dt.date, rows: Sequence[Row] = ()
 ) -> list[Finding]:
     """One finding per citation that relies on an overridden provision. A sentence still being
-    written (no end yet) is left alone, as in the content check."""
+    written (no end yet) is left alone, as in the content check. Only citations of a statute
+    some row names are read, each sentence once."""
     rows = rows or load_superseded()
+    named = {r.earlier.statute for r in rows} | {r.prevailing.statute for r in rows}
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
+    sentences: dict[int, _Sentence] = {}
     findings: list[Finding] = []
     for citation in citations:
-        if citation.article is None:
+        if citation.article is None or citation.statute not in named:
             continue
         after = bisect.bisect_right(ends, citation.end - 1)
         if after == len(ends):
             continue  # its sentence is still being written
         before = bisect.bisect_right(ends, citation.start)
-        start = ends[before - 1] if before else 0
-        row = _match(citation, text[start : ends[after]], doc_date, rows)
+        if after not in sentences:
+            start = ends[before - 1] if before else 0
+            sentences[after] = _Sentence.read(text[start : ends[after]], rows)
+        row = _match(citation, sentences[after], doc_date, rows)
         if row is not None:
             findings.append(_finding(citation, row))
     return findings

@@ -33,13 +33,18 @@ def test_wrong_route_is_an_error_exit_1(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 1 and codes(out) == ["facts.route_mismatch"]
 
 
-def test_wrong_numbers_are_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_numbers_are_warnings_unless_they_flip_the_route(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, _ = run(
         capsys, str(FIXTURES / "wrong-numbers.md"), "--facts", FACTS, "--format", "json"
     )
-    assert codes(out) == ["facts.number_mismatch"] * 6
+    # 8,000 people would need no assessment (the form's route): an error; the rest warnings
+    assert code == 1
+    assert codes(out) == ["facts.count_flips_route"] + ["facts.number_mismatch"] * 5
     code, out, _ = run(capsys, str(FIXTURES / "wrong-numbers.md"), "--facts", FACTS)
-    assert "facts.number_mismatch 草稿所写人数“8000”与表单不符（表单：1,200,000）" in out
+    assert "facts.count_flips_route 草稿所写人数“8000”与表单不符（表单：1,200,000）" in out
+    assert "facts.number_mismatch 草稿所写敏感个人信息人数“1.2万”与表单不符（表单：8,000）" in out
 
 
 def test_the_right_draft_and_no_facts_give_no_facts_findings(

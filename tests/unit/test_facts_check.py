@@ -56,8 +56,9 @@ def test_the_right_draft_has_no_facts_findings() -> None:
 
 def test_the_wrong_numbers_are_each_found() -> None:
     text = (FIXTURES / "wrong-numbers.md").read_text(encoding="utf-8")
+    # 8,000 people (sensitive excluded) would need no assessment: the figure flips the route
     assert found(text) == [
-        ("facts.number_mismatch", "8000"),
+        ("facts.count_flips_route", "8000"),
         ("facts.number_mismatch", "1.2万"),
         ("facts.number_mismatch", "Mingchuan Asia Pte. Ltd."),
         ("facts.number_mismatch", "2025年4月15日"),
@@ -100,7 +101,8 @@ EX_VALUES = {**VALUES, "individuals_count": "5000", "sensitive_count": ""}
         ("该公司出境120万人个人信息。", VALUES, []),
         ("该公司出境一百二十万人的个人信息。", VALUES, []),
         ("该公司出境1,208,000人的个人信息。", VALUES, []),  # the two counts together
-        ("该公司出境12万人的个人信息。", VALUES, ["facts.number_mismatch"]),
+        # a figure that would lead to another route is an error: 12万 → the standard contract
+        ("该公司出境12万人的个人信息。", VALUES, ["facts.count_flips_route"]),
         ("该公司出境敏感个人信息八千人。", VALUES, []),
         ("该公司出境敏感个人信息八百人。", VALUES, ["facts.number_mismatch"]),
         ("120万名用户的订单记录。", VALUES, []),
@@ -111,7 +113,8 @@ EX_VALUES = {**VALUES, "individuals_count": "5000", "sensitive_count": ""}
         ("1200万人次访问。", VALUES, []),
         ("第十五条", VALUES, []),
         ("该公司出境5,000人的个人信息。", EX_VALUES, []),
-        ("该公司出境敏感个人信息20人。", EX_VALUES, ["facts.number_mismatch"]),
+        # the form has no sensitive information: 20 people's would need the standard contract
+        ("该公司出境敏感个人信息20人。", EX_VALUES, ["facts.count_flips_route"]),
         # dates and names
         ("拟申报日期：2025年3月15日；评估有效期至2028年3月15日。", VALUES, []),
         ("拟于2025年5月1日提交申报。", VALUES, ["facts.number_mismatch"]),

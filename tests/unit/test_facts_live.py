@@ -20,7 +20,7 @@ from tests.unit.test_export_docx import commented_text
 
 FIXTURES = Path(__file__).parent / "facts_fixtures"
 VALUES = json.loads((FIXTURES / "filing-guide.facts.json").read_text(encoding="utf-8"))
-WRONG = (FIXTURES / "wrong-route.md").read_text(encoding="utf-8") + "该公司涉及8000人。\n"
+WRONG = (FIXTURES / "wrong-route.md").read_text(encoding="utf-8") + "该公司涉及150万人。\n"
 
 
 def _context():  # type: ignore[no-untyped-def]

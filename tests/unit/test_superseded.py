@@ -33,6 +33,12 @@ def test_every_row_agrees_with_the_texts() -> None:
         assert old.has_part(row.earlier.paragraph, row.earlier.item), row.reason
         assert row.since == later.in_force_from  # decided by the later instrument's date
         text = old.part(row.earlier.paragraph, row.earlier.item)
+        if row.obligation is not None:
+            # an exemption: the prevailing part exempts, in the words of the row's case
+            exempting = new.part(row.prevailing.paragraph, row.prevailing.item)
+            assert "免予" in new.part(row.prevailing.paragraph or 1), row.reason
+            assert any(term.search(exempting) for term in row.terms), exempting
+            continue
         # each term is wording of the earlier rule, not of the rule that replaced it
         for term in row.terms:
             assert term.search(text), (term.pattern, text)
@@ -68,6 +74,48 @@ CASES: list[tuple[str, dt.date, list[str]]] = [
     (f"原《数据出境安全评估办法》第十四条规定的2年有效期已由{CBDF}第九条调整为3年。", LATE, []),
     # the current rule stated with the current wording
     (f"根据{CBDF}第九条，评估结果有效期为3年。", LATE, []),
+    # exemptions: the earlier obligation stated for a case the 规定 exempts
+    (
+        "根据《个人信息出境标准合同办法》第四条，贵公司自当年1月1日起向境外提供5万人个人信息，应当订立标准合同。",
+        LATE,
+        [f"{CBDF}第五条第一款第四项"],
+    ),
+    (
+        "根据《个人信息出境标准合同办法》第七条，贵公司为跨境人力资源管理向境外提供员工个人信息，"
+        "应当在标准合同生效之日起10个工作日内备案。",
+        LATE,
+        [f"{CBDF}第五条第一款"],
+    ),
+    (
+        "根据《数据出境安全评估办法》第四条，贵公司将境外收集的个人信息传输至境内处理后再向境外提供，应当申报数据出境安全评估。",
+        LATE,
+        [f"{CBDF}第四条"],
+    ),
+    (
+        f"根据{CBDF}第五条，为跨境购物确需向境外提供个人信息的，应当订立标准合同。",
+        LATE,
+        [f"{CBDF}第五条第一款"],
+    ),
+    # ... not when the exemption is stated, the case falls outside it, or before the 规定
+    (f"根据{CBDF}第五条，为跨境购物确需向境外提供个人信息的，免予订立标准合同。", LATE, []),
+    (
+        "根据《个人信息出境标准合同办法》第四条，贵公司向境外提供不满10万人个人信息的，无需订立标准合同。",
+        LATE,
+        [],
+    ),
+    (
+        "根据《个人信息出境标准合同办法》第四条，贵公司向境外提供5000人敏感个人信息，应当订立标准合同。",
+        LATE,
+        [],
+    ),
+    (
+        "根据《个人信息出境标准合同办法》第四条，贵公司向境外提供5万人个人信息，应当订立标准合同。",
+        EARLY,
+        [],
+    ),
+    # a sentence set before the 规定 (2023年时…) tells history
+    ("2023年时，《数据出境安全评估办法》第十四条规定评估结果有效期为2年。", LATE, []),
+    ("2024年3月前，《数据出境安全评估办法》第十四条规定评估结果有效期为2年。", LATE, []),
     # still streaming: not judged yet
     ("根据《数据出境安全评估办法》第十四条，通过数据出境安全评估的结果有效期为2年", LATE, []),
 ]
