@@ -116,7 +116,9 @@ def parse_topics(raw: Mapping[str, Any]) -> Topics:
         defaults = {str(k): tuple(str(t) for t in v) for k, v in raw["defaults"].items()}
         topics = Topics(str(raw["from"]), choices, defaults, str(raw.get("by", "")))
     except (KeyError, TypeError, AttributeError) as exc:
-        raise TopicsError(f"topics: needs from, choices (id, keywords) and defaults: {exc}") from exc
+        raise TopicsError(
+            f"topics: needs from, choices (id, keywords) and defaults: {exc}"
+        ) from exc
     ids = {t.id for t in choices}
     unknown = sorted({t for v in defaults.values() for t in v} - ids)
     if unknown:
