@@ -178,3 +178,14 @@ def test_every_clause_is_signed_off_and_cites_what_it_relies_on(shipped: tuple[A
     assert all(c.signed_off is not None for c in outline.clauses)
     data = [c for c in outline.clauses if c.part in ("incident", "return", "transfer", "records")]
     assert all(c.cites for c in data if c.id.startswith("cont.dpa."))
+
+
+def test_the_shared_facts_block_restates_no_form_field(shipped: tuple[Any, Any]) -> None:
+    """Our side, the contract type and the instruction are in the system prompt (an echo of it
+    fails prose.instruction_echo); the facts block, which a part may quote, is the clause only."""
+    doc, outline = shipped
+    values = validate_values(doc, {**doc.example_values(), "party_role": "乙方"})
+    plan = plan_for(outline, doc, values, route=None)
+    assert plan.facts == f"原文：\n{values['clause']}"
+    assert "代表乙方" in plan.system and values["contract_type"] in plan.system
+    assert values["instructions"] in plan.system
