@@ -32,7 +32,6 @@ _LINE = re.compile(
     r")",
     re.MULTILINE,
 )
-_FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 TOPIC_FACT = "topic_{}"
 
 
@@ -50,7 +49,7 @@ def _numeral(n: int, like: str) -> str:
 
 
 def _value(text: str) -> int:
-    return parse_number(text) or int(text.translate(_FULLWIDTH) or 0)
+    return parse_number(text) or 0
 
 
 def _labels(m: re.Match[str], count: int) -> list[str]:
