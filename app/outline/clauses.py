@@ -56,6 +56,7 @@ class _Clause(BaseModel):
     version: str = Field(min_length=1)
     approved_by: str | None = None  # firm clauses: the admin who approved it
     source: str | None = None  # firm clauses: where it came from (revision 12, import)
+    signed_off: dt.date | None = None  # last reviewed against the statute texts of that day
 
 
 class _ClauseFile(BaseModel):
@@ -86,6 +87,7 @@ class Clause:
     origin: str = "shipped"  # shipped (prompts/<type>/) | firm (approved in LexSpec)
     approved_by: str = ""
     source: str = ""
+    signed_off: dt.date | None = None
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)
@@ -113,6 +115,7 @@ def _clause(raw: _Clause, origin: str) -> Clause:
         origin=origin,
         approved_by=raw.approved_by or "",
         source=raw.source or "",
+        signed_off=raw.signed_off,
     )
 
 

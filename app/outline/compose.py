@@ -8,7 +8,6 @@ prefix once per document and later parts reuse its KV cache.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from app.domain import Guard, GuardMark
 from app.outline.clause_checks import render_clause
 from app.outline.clauses import ChosenClause, pick
+from app.outline.continuation import continue_numbers
 from app.outline.model import Outline, Part
 from app.outline.sources import SourceContext, holds, lines_for
 from app.validation.numerals import int_to_chinese
@@ -91,33 +91,6 @@ def _arabic(level: int, n: int) -> str:
 
 
 NUMBERING = {"chinese": _chinese, "arabic": _arabic, "follow-input": _arabic}
-
-_LAST_NUMBER = re.compile(
-    r"^[ \t\u3000]*(?:(?P<dec>\d+)\.(?P<sub>\d+)|第(?P<art>[一二三四五六七八九十百零〇两\d]+)条"
-    r"|[（(](?P<paren>[一二三四五六七八九十]+)[）)]|(?P<num>\d+)[.．、])",
-    re.MULTILINE,
-)
-
-
-def continue_numbers(text: str, count: int) -> list[str]:
-    """The next `count` labels after the last numbered line of `text` (8.2 → 8.3, 第八条 →
-    第九条, （二） → （三）, 2. → 3.); 1. 2. ... when the text has no numbered line."""
-    from app.validation.numerals import parse_number
-
-    found = list(_LAST_NUMBER.finditer(text))
-    if not found:
-        return [f"{i}." for i in range(1, count + 1)]
-    m = found[-1]
-    if m["dec"]:
-        return [f"{m['dec']}.{int(m['sub']) + i}" for i in range(1, count + 1)]
-    if m["art"]:
-        n = parse_number(m["art"]) or 0
-        return [f"第{int_to_chinese(n + i)}条" for i in range(1, count + 1)]
-    if m["paren"]:
-        n = parse_number(m["paren"]) or 0
-        return [f"（{int_to_chinese(n + i)}）" for i in range(1, count + 1)]
-    return [f"{int(m['num']) + i}." for i in range(1, count + 1)]
-
 
 # --- planning -----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.domain import validation_reasons
 from app.outline.clauses import Clause, ClauseFileError, read_clauses
+from app.outline.continuation import Topics, TopicsError, parse_topics
 
 OUTLINE_FILE = "outline.yaml"
 GENERATED = "generated"
@@ -56,6 +57,7 @@ class _Outline(BaseModel):
     model_config = ConfigDict(extra="forbid")
     numbering: str = "chinese"  # chinese (一、（一）) | arabic (1. (1)) | follow-input
     continue_from: str = ""  # follow-input: the field whose last number untitled parts continue
+    topics: dict[str, Any] | None = None  # app.outline.continuation: topic_<id> facts
     system: str = Field(min_length=1)  # shared system prompt (jinja2)
     facts: str = Field(min_length=1)  # shared facts block: first user text of every part
     sections: list[_Section] = Field(min_length=1)
@@ -101,6 +103,7 @@ class Outline:
     continue_from: str = ""
     clauses: tuple[Clause, ...] = ()  # clauses.yaml, the ones that passed their checks
     clause_errors: tuple[str, ...] = ()  # the refused ones, each naming its clause
+    topics: Topics | None = None  # the clauses a continuation can write (topic_<id> facts)
 
     def parts(self) -> list[Part]:
         return [p for s in self.sections for p in s.parts]
@@ -143,6 +146,10 @@ def parse_outline(doc_type: str, source: str) -> Outline:
         raise OutlineError(f"{OUTLINE_FILE} is not valid YAML: {exc}") from exc
     except ValidationError as exc:
         raise OutlineError(f"{OUTLINE_FILE}: {validation_reasons(exc, 'outline')}") from exc
+    try:
+        topics = parse_topics(raw.topics) if raw.topics is not None else None
+    except TopicsError as exc:
+        raise OutlineError(f"{OUTLINE_FILE}: {exc}") from exc
     return Outline(
         doc_type=doc_type,
         numbering=raw.numbering,
@@ -151,6 +158,7 @@ def parse_outline(doc_type: str, source: str) -> Outline:
         sections=tuple(Section(s.heading, tuple(_part(p) for p in s.parts)) for s in raw.sections),
         hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
         continue_from=raw.continue_from,
+        topics=topics,
     )
 
 

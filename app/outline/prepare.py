@@ -15,6 +15,7 @@ from app.outline.clause_checks import ClauseContext, refusal
 from app.outline.clauses import Clause
 from app.outline.compose import OutlinePlan, OutlineProblem, plan_outline
 from app.outline.conditions import ConditionError, condition_facts, known_facts, parse_condition
+from app.outline.continuation import topic_facts
 from app.outline.model import Outline, OutlineError, OutlineLibrary, load_outline
 from app.outline.sources import SourceContext
 from app.route import RouteDecision
@@ -54,11 +55,17 @@ def plan_for(
         values=values,
         labels={f.name: f.label_zh for f in doc_type.fields},
         doc_date=doc_type.document_date(values),
-        facts=condition_facts(all_values, route),
+        facts=condition_facts(all_values, route) | topic_facts(outline.topics, all_values),
         route=route,
     )
     context = template_context(outline, doc_type, values, route)
     return plan_outline(outline, values, sources, context)
+
+
+def outline_facts(outline: Outline, doc_type: DocType) -> tuple[str, ...]:
+    """The facts the outline's conditions may test: the type's, and its topics' (topic_<id>)."""
+    topics = outline.topics.facts if outline.topics is not None else ()
+    return (*known_facts(f.name for f in doc_type.fields), *topics)
 
 
 def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
@@ -81,7 +88,7 @@ def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str
     """What the type's clauses are checked against, for these (validated example) values."""
     return ClauseContext(
         parts=frozenset(p.key for p in outline.parts() if p.generated),
-        facts=known_facts(f.name for f in doc_type.fields),
+        facts=outline_facts(outline, doc_type),
         render_context=template_context(outline, doc_type, values, example_route(doc_type, values)),
         doc_date=doc_type.document_date(values) or dt.date.today(),
     )
@@ -118,7 +125,7 @@ def check_outline(outline: Outline, doc_type: DocType) -> Outline:
     missing = [s for s in doc_type.required_sections if s not in outline.headings]
     if missing:
         raise OutlineError(f"outline lacks the required section(s) {', '.join(missing)}")
-    _check_conditions(outline, known_facts(f.name for f in doc_type.fields))
+    _check_conditions(outline, outline_facts(outline, doc_type))
     try:
         values = validate_values(doc_type, doc_type.example_values())
         plan_for(outline, doc_type, values, route=example_route(doc_type, values))

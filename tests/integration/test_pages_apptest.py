@@ -265,10 +265,12 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
     assert not any("Generation complete" in s.value for s in at.success)
     assert any("1 part(s) failed the prose checks" in w.value for w in at.warning)
     captions = [c.value for c in at.caption]
-    assert any("8.4" in c and "lead-in" in c and "cont.further.return" in c for c in captions)
+    assert any(
+        "8.4" in c and "lead-in" in c and "cont.dpa.return.entrusting" in c for c in captions
+    )
     sources = next(c for c in captions if "Sources of the parts" in c)
-    assert "8.3[adapted] cont.next.incident v1.0" in sources
-    assert "8.4[clause] cont.further.return v1.0" in sources
+    assert "8.3[adapted] cont.dpa.incident.entrusting v2.0" in sources
+    assert "8.4[clause] cont.dpa.return.entrusting v2.0" in sources
     assert "the model adapts the vetted clauses" in sources
 
 

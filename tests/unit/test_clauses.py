@@ -47,6 +47,9 @@ TRANSFER = {
     "exempt-hr": {"exemption": "依法实施跨境人力资源管理"},
     "exempt-foreign": {"exemption": "境外收集的个人信息经境内处理后出境"},
 }
+ASK_ALL = (
+    "安全事件、返还、转委托、审计、出境、主管部门、记录、违约、争议"  # every continuation topic
+)
 SCENARIOS: dict[str, dict[str, dict[str, str]]] = {
     "cross-border-filing-guide": TRANSFER,
     "standard-contract-filing": TRANSFER,
@@ -59,6 +62,12 @@ SCENARIOS: dict[str, dict[str, dict[str, str]]] = {
         "dpa": {},
         "nda": {"contract_type": "保密协议"},
         "other": {"contract_type": "采购合同", "instructions": ""},
+        # every topic of the library, for each kind of contract and each side
+        **{
+            f"{kind}-{side}": {"contract_type": kind, "party_role": side, "instructions": ASK_ALL}
+            for kind in ("数据处理协议", "保密协议", "采购合同")
+            for side in ("甲方", "乙方")
+        },
     },
 }
 

@@ -311,7 +311,7 @@ def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[n
     [
         ("assemble", [], ["clause", "clause"], 0),
         # adapt: the model's rewrite kept; a part that echoes its instruction falls back
-        ("adapt", [["乙方应当及时通知甲方。"], ["请再写一个不同内容的后续条款的正文。"]],
+        ("adapt", [["乙方应当及时通知甲方。"], ["请写续写的关于合同终止后数据的返还与删除的条款的正文。"]],
          ["adapted", "clause"], 2),
         ("write", [["乙方应当及时通知甲方。"], ["以下是后续条款："]], ["model", "clause"], 2),
     ],
