@@ -68,20 +68,26 @@ def spool_status() -> SpoolStatus:
 
 
 def replay_spool(factory: sessionmaker[Session]) -> int:
-    """Append spooled generations to the log (oldest first); how many. A failure leaves them
-    spooled for the next write (and is logged, not raised: starting must not fail for it)."""
+    """Append spooled generations to the log (oldest first), each in a savepoint of its own;
+    how many went in. A record the database refuses is set aside with the reason
+    (audit.store.log_each). A failure leaves them spooled for the next write (and is logged,
+    not raised: starting must not fail for it)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from audit.store import log_generation
+    from audit.store import Refusal, log_each
 
+    target = spool()
     try:
-        with spool().draining() as waiting:
-            if waiting:
-                with factory.begin() as session:
-                    for record in waiting:
-                        log_generation(record, session=session)
-            return len(waiting)
-    except (SQLAlchemyError, OSError, ValueError, TypeError, KeyError) as exc:  # also a bad line
+        with target.draining() as waiting:
+            if not waiting:
+                return 0
+            with factory.begin() as session:
+                outcomes = log_each(waiting, session=session)
+            for record, outcome in zip(waiting, outcomes, strict=True):
+                if isinstance(outcome, Refusal):
+                    target.set_aside(record, outcome.reason)
+            return sum(1 for outcome in outcomes if not isinstance(outcome, Refusal))
+    except (SQLAlchemyError, OSError, ValueError, TypeError, KeyError) as exc:
         log.warning("audit spool not replayed yet: %s", exc)
         return 0
 
