@@ -301,6 +301,16 @@ def end_sessions(user_id: int, *, session: Session) -> User | None:
     return _domain(row)
 
 
+def changed_outside(user_id: int, *, session: Session) -> bool:
+    """Whether the account differs from what the audit chain last recorded for it (changed in
+    the database, outside LexSpec): a session whose role moved that way ends."""
+    try:
+        check_unchanged("users", user_id, session=session)
+    except CoveredRowChanged:
+        return True
+    return False
+
+
 def get_user_by_id(user_id: int, *, session: Session) -> User | None:
     """The account as it is now (a page run re-reads it: disabled, role, credentials)."""
     row = session.get(UserRow, user_id)
