@@ -270,3 +270,28 @@ def test_a_record_the_database_refuses_at_replay_is_set_aside_and_the_rest_go_in
     [entry] = spool.quarantine_entries()
     assert json.loads(entry.raw)["record"]["output_text"] == "太大"
     assert "out of range" in entry.reason
+
+
+def test_what_a_file_attacker_can_still_do_with_genuine_lines(
+    db_url: str,
+    db_engine: Engine,
+    app_settings: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """File attacker without the key copies a genuine spool line and deletes another spool's
+    content. Documented, not prevented (docs/architecture.md): a copy replays once per copy,
+    and a deleted spool's records are lost with nothing left to report them."""
+    use_database(db_url, monkeypatch)
+    spool = Spool(tmp_path / "data" / SPOOL_FILE)
+    spool.append(make_record(output_text="复制的"))
+    line = spool.path.read_bytes()
+    spool.path.write_bytes(line + line)
+    keep(outcome("新的"), user_name="alice")
+    assert logged_texts(db_url) == ["复制的", "复制的", "新的"]
+    spool.append(make_record(output_text="被删的"))
+    spool.path.write_bytes(b"")
+    env = {"LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(tmp_path / "data")}
+    verified = run_lexspec("audit", "verify", env=env)
+    assert verified.returncode == 0, verified.stderr  # nothing says "被删的" ever existed
+    assert "被删的" not in logged_texts(db_url)
