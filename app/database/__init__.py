@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
@@ -58,13 +59,17 @@ class SpoolStatus:
     quarantined: int
     spool_path: Path
     quarantine_path: Path
+    reasons: Mapping[str, int] = field(default_factory=dict)  # why lines were set aside, how many
 
 
 def spool_status() -> SpoolStatus:
     """How many records wait in the spool and how many lines sit in its quarantine: what the
     Monitor page shows and `lexspec audit verify` counts."""
     target = spool()
-    return SpoolStatus(target.pending(), target.quarantined(), target.path, target.quarantine_path)
+    reasons = Counter(entry.reason for entry in target.quarantine_entries())
+    return SpoolStatus(
+        target.pending(), sum(reasons.values()), target.path, target.quarantine_path, reasons
+    )
 
 
 def replay_spool(factory: sessionmaker[Session]) -> int:

@@ -164,6 +164,7 @@ def test_attack_forged_spool_lines_are_quarantined_never_replayed(
     env = {"LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(tmp_path / "data")}
     verified = run_lexspec("audit", "verify", env=env)
     assert verified.returncode == 1 and "3 unreadable spool line(s)" in verified.stderr
+    assert "1 × no MAC: not written by LexSpec" in verified.stderr, verified.stderr
 
 
 def test_attack_a_replaced_spool_key_quarantines_lines_not_replays_them(
