@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 COMMAND_MODULES = (
     "app.commands.run",
@@ -22,8 +23,16 @@ COMMAND_MODULES = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line on stderr and exit 2 (`-h` shows the usage); every
+    subcommand's parser is one too (argparse makes subparsers of the parser's own class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lexspec", description="LexSpec legal drafting studio")
+    parser = OneLineParser(prog="lexspec", description="LexSpec legal drafting studio")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

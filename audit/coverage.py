@@ -10,6 +10,11 @@ appends a chained event (audit.store.append_event) whose payload carries
 each row: a row changed outside LexSpec (`UPDATE users SET role='admin'`, an edited verdict),
 added outside it, or deleted, is reported by table and id. Migration 0005 chained one
 baseline event covering the rows that existed before.
+
+Before LexSpec chains an event about an existing row it calls `check_unchanged`: a row that
+differs from its newest chained digest (or that the chain has never covered) is refused with
+CoveredRowChanged, so the new event's digest never absorbs a change made outside LexSpec and
+verify keeps reporting it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from audit import chain
 from audit.clause_models import FirmClauseRow
-from audit.domain import Bilingual, ChainFault
+from audit.domain import Bilingual, BilingualError, ChainFault
 from audit.models import Event, User
 from audit.review_models import StudyPreferenceRow, StudyVerdictRow
 
@@ -66,6 +71,46 @@ def covers(table_name: str, row_id: int, *, session: Session) -> dict[str, Any]:
     table = COVERED[table_name]
     row = session.execute(select(table).where(table.c.id == row_id)).one()._mapping
     return {"table": table_name, "id": row_id, "digest": digest(table, row)}
+
+
+class CoveredRowChanged(BilingualError):
+    """A covered row is not what the chain last recorded: no event about it may be chained."""
+
+    def __init__(self, table: str, row_id: int, reason: Bilingual) -> None:
+        super().__init__(
+            f"{table} id={row_id} {reason.zh}；LexSpec 拒绝在此基础上继续记录（请运行 lexspec audit verify）",
+            f"{table} id={row_id} {reason.en}; LexSpec refuses to chain a change on top of it "
+            "(run lexspec audit verify)",
+        )
+        self.table, self.row_id, self.reason = table, row_id, reason
+
+
+def last_digest(table_name: str, row_id: int, *, session: Session) -> str | None:
+    """The newest digest the chain holds for one covered row (None: never covered)."""
+    query = select(Event.payload).order_by(Event.seq.desc()).execution_options(yield_per=200)
+    for payload in session.scalars(query):
+        entries = payload.get("covers") if isinstance(payload, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            if (
+                isinstance(entry, dict)
+                and entry.get("table") == table_name
+                and entry.get("id") == row_id
+            ):
+                return str(entry.get("digest"))
+    return None
+
+
+def check_unchanged(table_name: str, row_id: int, *, session: Session) -> None:
+    """Raise CoveredRowChanged when the row as the database holds it now differs from the
+    newest digest the chain holds for it, or the chain never covered it (call it before
+    changing the row)."""
+    table = COVERED[table_name]
+    row = session.execute(select(table).where(table.c.id == row_id)).one()._mapping
+    logged = last_digest(table_name, row_id, session=session)
+    if logged is None:
+        raise CoveredRowChanged(table_name, row_id, _NOT_LOGGED)
+    if logged != digest(table, row):
+        raise CoveredRowChanged(table_name, row_id, _CHANGED)
 
 
 def _logged(session: Session) -> dict[tuple[str, int], str]:

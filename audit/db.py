@@ -30,6 +30,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from audit.files import private_file
+from audit.storable import normalise_on_flush
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # every module that declares tables on audit.models.Base (a missing one is skipped)
@@ -114,11 +115,12 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     read and then appends to the audit chain could not upgrade to a write lock while
     another writer is active ("database is locked"); taking it up front makes writers
     queue on the busy timeout instead. WAL readers outside sessions are not blocked.
+    Text is stored alike on every backend (audit.storable: NUL and lone surrogates replaced).
     """
     bind = engine
     if engine.dialect.name == "sqlite":
         bind = engine.execution_options(sqlite_begin="IMMEDIATE")
-    return sessionmaker(bind=bind, expire_on_commit=False)
+    return normalise_on_flush(sessionmaker(bind=bind, expire_on_commit=False))
 
 
 def all_metadata() -> MetaData:

@@ -1,7 +1,7 @@
 """Private files: what LexSpec keeps on disk is readable by its own user only.
 
 The SQLite database (client data, argon2 hashes), the audit spool and its quarantine, the
-secret keys (the audit anchor's, the sessions') and the checkpoint file are created 0600, and a directory LexSpec creates for
+secret keys (the audit anchor's, the spool's, the sessions') and the checkpoint file are created 0600, and a directory LexSpec creates for
 them 0700. A file that already exists with group or other bits is tightened to 0600 when
 LexSpec opens it (it holds the same data). SQLite creates its `-wal` and `-shm` files with
 the database file's own permissions.

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from audit.clause_models import FirmClauseRow
-from audit.coverage import covers
+from audit.coverage import check_unchanged, covers
 from audit.store import append_event
 
 ClauseStatus = Literal["pending", "approved", "rejected"]
@@ -129,6 +129,7 @@ def decide(
         raise LookupError(row_id)
     if row.status != "pending":
         raise ValueError(row.status)
+    check_unchanged("firm_clauses", row.id, session=session)  # CoveredRowChanged: not absorbed
     if status == "approved":
         row.version = next_version(row.doc_type, row.clause_id, session=session)
     row.status, row.decided_by, row.decided_at, row.note = status, actor, _now(), note

@@ -8,14 +8,19 @@ transaction, so they enter the hash chain ahead of the new row; the file is empt
 after that transaction has committed. An exclusive lock on the file (fcntl) keeps
 processes from appending to or replaying it at the same time.
 
-A line that cannot be read back as a record (truncated JSON, bytes that are not UTF-8, an
-unknown or missing field, a value of the wrong type, a record the log would refuse) is
-moved aside, verbatim, to the quarantine file next to the spool (`audit-spool.quarantine.jsonl`,
+Every line is authenticated when written: `mac` is HMAC-SHA256, under the spool key (32 random
+bytes, hex, in `audit-spool.key` next to the spool, created 0600), over the canonical JSON of
+the line's other fields. A line that cannot be read back as a record LexSpec wrote (no MAC or
+a MAC that does not verify: hand-written, edited or signed with another key; truncated JSON,
+bytes that are not UTF-8, an unknown or missing field, a value of the wrong type, a record the
+log would refuse) is never replayed: it is moved aside, verbatim and with the reason, to the
+quarantine file next to the spool (`audit-spool.quarantine.jsonl`, one JSON object a line,
 appended and fsynced before the line leaves the spool, never deleted by LexSpec) and blocks
 nothing: the other records replay, later ones are written. `lexspec audit verify` and the
-Monitor page report how many lines wait there. A new record the log refuses outright (say, a
-value longer than its column) is set aside there too rather than lost. Both files are 0600
-(audit.files).
+Monitor page report how many lines wait there and why. A record the database refuses at
+replay, or a new record the log refuses outright, is set aside there too rather than lost.
+All three files are 0600 (audit.files). What the MAC does not stop (an attacker who can read
+the key, a genuine line copied twice, a spool deleted): docs/architecture.md.
 
 Limits: a replayed row's `created_at` is the time it entered the chain (the spooled line
 keeps the time it was spooled); a crash between the commit and emptying the file would
@@ -25,22 +30,28 @@ replay those lines again.
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import hmac
 import json
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from types import UnionType
 from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from audit.chain import canonical_json
 from audit.domain import GenerationRecord
-from audit.files import private_file
+from audit.files import private_file, secret_key
 
 SPOOL_FILE = "audit-spool.jsonl"
+SPOOL_KEY_FILE = "audit-spool.key"
 QUARANTINE_SUFFIX = ".quarantine.jsonl"
+KEY_BYTES = 32
+MAC_CONTEXT = b"lexspec audit spool v1\n"  # a spool MAC is never valid as any other signature
 log = logging.getLogger(__name__)
 
 
@@ -48,11 +59,32 @@ class BadLine(ValueError):
     """A spool line that cannot be replayed (why, in English, for the log)."""
 
 
-class Spool:
-    """A JSON-lines file of GenerationRecords waiting for the database."""
+class SpoolKeyError(OSError):
+    """The spool key file holds something other than a key: nothing can be spooled or replayed."""
 
-    def __init__(self, path: Path) -> None:
+
+@dataclass(frozen=True)
+class Quarantined:
+    """One line of the quarantine file: the spool line as it was, why, and when it was moved."""
+
+    raw: bytes
+    reason: str
+    at: str
+
+
+class Spool:
+    """A JSON-lines file of GenerationRecords waiting for the database, each line MAC'd."""
+
+    def __init__(self, path: Path, key_path: Path | None = None) -> None:
         self.path = path
+        self.key_path = key_path or path.with_name(SPOOL_KEY_FILE)
+
+    def key(self) -> bytes:
+        """The spool key; created (random, 0600) when there is none yet."""
+        key = secret_key(self.key_path, KEY_BYTES)
+        if key is None:
+            raise SpoolKeyError(f"the spool key file {self.key_path} is damaged")
+        return key
 
     @property
     def quarantine_path(self) -> Path:
@@ -61,7 +93,7 @@ class Spool:
 
     def append(self, record: GenerationRecord) -> None:
         """Add `record` durably (written and fsynced before returning)."""
-        text = _line(record)
+        text = _line(record, self.key())
         private_file(self.path)
         with self._locked("r+b") as handle:
             handle.seek(0, os.SEEK_END)
@@ -89,25 +121,36 @@ class Spool:
         if not self.path.exists() or self.path.stat().st_size == 0:
             yield []
             return
+        key = self.key()
         with self._locked("r+b") as handle:
-            records, bad = _read(handle.read())
+            records, bad = _read(handle.read(), key)
             if bad:
                 self._quarantine(bad)
                 _rewrite(handle, records)
             yield [record for record, _ in records]
             _rewrite(handle, [])
 
-    def set_aside(self, record: GenerationRecord) -> None:
-        """Keep a record the log refuses (it would block the spool) in the quarantine file."""
-        self._quarantine([_line(record).rstrip("\n").encode("utf-8")])
+    def set_aside(self, record: GenerationRecord, reason: str) -> None:
+        """Keep a record the log or the database refuses (it would block the spool) in the
+        quarantine file, with the reason."""
+        self._quarantine([(_line(record, self.key()).rstrip("\n").encode("utf-8"), reason)])
 
-    def _quarantine(self, lines: list[bytes]) -> None:
+    def quarantine_entries(self) -> list[Quarantined]:
+        """Every quarantined line, oldest first (a line from before reasons were kept: its
+        reason says so)."""
+        if not self.quarantine_path.exists():
+            return []
+        with self._locked("rb", self.quarantine_path) as handle:
+            return [_entry(raw) for raw in handle.read().split(b"\n") if raw.strip()]
+
+    def _quarantine(self, lines: list[tuple[bytes, str]]) -> None:
+        at = datetime.now(UTC).isoformat()
         private_file(self.quarantine_path)
         with self._locked("ab", self.quarantine_path) as out:
-            out.write(b"".join(line + b"\n" for line in lines))
+            out.write(b"".join(_quarantine_line(raw, reason, at) for raw, reason in lines))
             out.flush()
             os.fsync(out.fileno())
-        log.warning("moved %d unreadable spool line(s) to %s", len(lines), self.quarantine_path)
+        log.warning("moved %d spool line(s) to %s", len(lines), self.quarantine_path)
 
     @contextmanager
     def _locked(self, mode: str, path: Path | None = None) -> Iterator[IO[bytes]]:
@@ -119,12 +162,34 @@ class Spool:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _line(record: GenerationRecord) -> str:
+def _line(record: GenerationRecord, key: bytes) -> str:
+    values = {f.name: getattr(record, f.name) for f in fields(record)}
     line = {
         "spooled_at": datetime.now(UTC).isoformat(),
-        "record": {f.name: getattr(record, f.name) for f in fields(record)},
+        "record": json.loads(json.dumps(values, ensure_ascii=False, default=_plain)),
     }
-    return json.dumps(line, ensure_ascii=False, default=_plain) + "\n"
+    return json.dumps({**line, "mac": mac(key, line)}, ensure_ascii=False) + "\n"
+
+
+def mac(key: bytes, line: Mapping[str, Any]) -> str:
+    """The MAC of a spool line's fields other than `mac` (HMAC-SHA256, hex)."""
+    return hmac.new(key, MAC_CONTEXT + canonical_json(dict(line)), hashlib.sha256).hexdigest()
+
+
+def _quarantine_line(raw: bytes, reason: str, at: str) -> bytes:
+    """JSON with ASCII escapes: bytes that are not UTF-8 survive as escaped surrogates."""
+    text = raw.decode("utf-8", errors="surrogateescape")
+    entry = {"at": at, "reason": reason, "line": text}
+    return json.dumps(entry, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+def _entry(raw: bytes) -> Quarantined:
+    try:
+        entry = json.loads(raw.decode("utf-8"))
+        line = str(entry["line"]).encode("utf-8", errors="surrogateescape")
+        return Quarantined(line, str(entry["reason"]), str(entry["at"]))
+    except (UnicodeError, ValueError, KeyError, TypeError):
+        return Quarantined(raw, "moved aside before reasons were kept", "")
 
 
 def _count_lines(path: Path, locked: Any) -> int:
@@ -143,30 +208,35 @@ def _rewrite(handle: IO[bytes], records: list[tuple[GenerationRecord, bytes]]) -
     os.fsync(handle.fileno())
 
 
-def _read(content: bytes) -> tuple[list[tuple[GenerationRecord, bytes]], list[bytes]]:
-    """Split the spool into readable records (with their line) and unreadable lines."""
+def _read(
+    content: bytes, key: bytes
+) -> tuple[list[tuple[GenerationRecord, bytes]], list[tuple[bytes, str]]]:
+    """Split the spool into readable records (with their line) and unreadable lines (with why)."""
     records: list[tuple[GenerationRecord, bytes]] = []
-    bad: list[bytes] = []
+    bad: list[tuple[bytes, str]] = []
     for raw in content.split(b"\n"):
         if not raw.strip():
             continue
         try:
-            records.append((parse_line(raw), raw))
+            records.append((parse_line(raw, key), raw))
         except BadLine as exc:
             log.warning("unreadable spool line: %s", exc)
-            bad.append(raw)
+            bad.append((raw, str(exc)))
     return records, bad
 
 
-def parse_line(raw: bytes) -> GenerationRecord:
-    """One spool line back to a record the log accepts; BadLine when it cannot be."""
+def parse_line(raw: bytes, key: bytes) -> GenerationRecord:
+    """One spool line back to a record LexSpec wrote and the log accepts; BadLine when not."""
     from audit.store import record_values
 
     try:
         line = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise BadLine(f"not JSON: {exc}") from None
-    values = line.get("record") if isinstance(line, dict) else None
+    if not isinstance(line, dict):
+        raise BadLine("no record object")
+    _check_mac(line, key)
+    values = line.get("record")
     if not isinstance(values, dict):
         raise BadLine("no record object")
     hints = _hints()
@@ -183,6 +253,19 @@ def parse_line(raw: bytes) -> GenerationRecord:
     except ValueError as exc:
         raise BadLine(str(exc)) from None
     return record
+
+
+def _check_mac(line: dict[str, Any], key: bytes) -> None:
+    given = line.get("mac")
+    if not isinstance(given, str):
+        raise BadLine("no MAC: not written by LexSpec")
+    body = {k: v for k, v in line.items() if k != "mac"}
+    try:
+        expected = mac(key, body)
+    except (TypeError, ValueError) as exc:
+        raise BadLine(f"not canonical JSON: {exc}") from None
+    if not hmac.compare_digest(expected, given):
+        raise BadLine("MAC does not verify: not written by LexSpec (or the spool key was replaced)")
 
 
 def _required(f: Any) -> bool:

@@ -7,12 +7,13 @@ so keep the transaction short.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import fields, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Table, func, or_, select, update
+from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.orm import Session
 
 from audit import chain
@@ -114,6 +115,37 @@ def log_generation(record: GenerationRecord, *, session: Session) -> LoggedGener
     row = Generation(**record_values(record))
     _append(row, session=session)
     return LoggedGeneration(row.id, row.seq, _aware(row.created_at), row.row_hash)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A record the database refused (why, one line): it is set aside, the others go in."""
+
+    reason: str
+
+
+def log_each(
+    records: Sequence[GenerationRecord], *, session: Session
+) -> list[LoggedGeneration | Refusal]:
+    """Append each record in a savepoint of its own, in order: one the log or the database
+    refuses (a value too long, a constraint) is rolled back alone and answered with a Refusal,
+    the rest go in. A lost connection or lock is raised (the caller retries the whole unit)."""
+    outcomes: list[LoggedGeneration | Refusal] = []
+    for record in records:
+        appended = list(session.info.get(APPENDED, []))
+        try:
+            with session.begin_nested():
+                outcomes.append(log_generation(record, session=session))
+        except (ValueError, UnicodeError, DataError, IntegrityError) as exc:
+            session.info[APPENDED] = appended  # the rolled-back row is not anchored
+            outcomes.append(Refusal(_one_line(exc)))
+    return outcomes
+
+
+def _one_line(exc: BaseException) -> str:
+    inner = getattr(exc, "orig", None) or exc
+    lines = str(inner).strip().splitlines()
+    return f"{type(inner).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
 def append_event(*, session: Session, actor: str, kind: str, payload: Mapping[str, Any]) -> int:

@@ -2,7 +2,9 @@
 
 Every account change (creation, role, disabling, password) is appended to the audit chain
 as an event that carries the digest of the account row after it (audit.coverage), so a
-change made directly in the database is caught by `lexspec audit verify`. Authentication
+change made directly in the database is caught by `lexspec audit verify`; an account that
+differs from its last chained digest is neither changed nor signed in (AccountChanged), so
+no later event absorbs the difference. Authentication
 costs one argon2 verification whether or not the user exists, so response time
 does not reveal which names are registered.
 """
@@ -18,7 +20,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import case, exc, func, or_, select
 from sqlalchemy.orm import Session
 
-from audit.coverage import covers
+from audit.coverage import CoveredRowChanged, check_unchanged, covers
 from audit.domain import ROLES, BilingualError, User
 from audit.models import User as UserRow
 from audit.models import fold_name
@@ -35,6 +37,23 @@ class UserError(BilingualError, ValueError):
     def __init__(self, code: str, message_zh: str, message_en: str) -> None:
         super().__init__(message_zh, message_en)
         self.code = code
+
+
+class AccountChanged(UserError):
+    """The account row differs from what the audit chain last recorded (changed in the
+    database, outside LexSpec): no change is made to it and it cannot sign in, so no new
+    event absorbs the difference; `lexspec audit verify` keeps reporting it."""
+
+    def __init__(self, cause: CoveredRowChanged) -> None:
+        super().__init__("changed_outside", cause.message_zh, cause.message_en)
+
+
+def _guard(row: UserRow, *, session: Session) -> None:
+    """Refuse to act on an account changed outside LexSpec (audit.coverage.check_unchanged)."""
+    try:
+        check_unchanged("users", row.id, session=session)
+    except CoveredRowChanged as exc:
+        raise AccountChanged(exc) from None
 
 
 class _Hashing:
@@ -184,6 +203,7 @@ def authenticate(name: str, password: str, *, session: Session) -> User | None:
         return None
     if not _verify(row.password_hash, password) or row.disabled:
         return None
+    _guard(row, session=session)  # a role or hash set in the database does not sign in
     if _hasher().check_needs_rehash(row.password_hash):
         row.password_hash = _hasher().hash(password)
         _chain(row, "user.password_rehashed", session=session, actor=row.name)
@@ -202,6 +222,7 @@ def change_password(name: str, old_password: str, new_password: str, *, session:
     row = _row(name, session=session)
     if row is None or not _verify(row.password_hash, old_password):
         raise UserError("bad_credentials", "原密码不正确", "The current password is wrong")
+    _guard(row, session=session)
     check_password(new_password)
     if new_password == old_password:
         raise UserError("same_password", "新密码不能与原密码相同", "The new password must differ")
@@ -218,6 +239,7 @@ def reset_password(name: str, *, session: Session, actor: str = "system") -> str
     row = _row(name, session=session)
     if row is None:
         raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
+    _guard(row, session=session)
     password = generate_password()
     row.password_hash = _hasher().hash(password)
     row.must_change_password = True
@@ -235,6 +257,7 @@ def set_disabled(name: str, disabled: bool, *, session: Session, actor: str) -> 
         raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
     if disabled and name_key(row.name) == name_key(actor):
         raise UserError("disable_self", "不能停用自己的账户", "You cannot disable your own account")
+    _guard(row, session=session)
     row.disabled = disabled
     _end_sessions(row)
     _chain(row, "user.disabled" if disabled else "user.enabled", session=session, actor=actor)
@@ -249,6 +272,7 @@ def set_role(name: str, role: str, *, session: Session, actor: str) -> User:
         raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
     if role != "admin" and row.role == "admin" and name_key(row.name) == name_key(actor):
         raise UserError("demote_self", "不能取消自己的管理员角色", "You cannot demote yourself")
+    _guard(row, session=session)
     previous, row.role = row.role, role
     _chain(row, "user.role_changed", session=session, actor=actor, role=role, previous=previous)
     return _domain(row)
@@ -275,6 +299,16 @@ def end_sessions(user_id: int, *, session: Session) -> User | None:
     _end_sessions(row)
     session.flush()
     return _domain(row)
+
+
+def changed_outside(user_id: int, *, session: Session) -> bool:
+    """Whether the account differs from what the audit chain last recorded for it (changed in
+    the database, outside LexSpec): a session whose role moved that way ends."""
+    try:
+        check_unchanged("users", user_id, session=session)
+    except CoveredRowChanged:
+        return True
+    return False
 
 
 def get_user_by_id(user_id: int, *, session: Session) -> User | None:

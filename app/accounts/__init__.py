@@ -86,7 +86,10 @@ def sign_in(
         raise SignInError(
             f"尝试次数过多，请 {wait:.0f} 秒后再试", f"Too many attempts; try again in {wait:.0f} s"
         )
-    user = users.authenticate(name, password, session=session)
+    try:
+        user = users.authenticate(name, password, session=session)
+    except users.AccountChanged as exc:  # the right password, but a row changed outside LexSpec
+        raise SignInError(exc.message_zh, exc.message_en) from None
     if user is None:  # the reserved try stays counted as a failure
         raise SignInError("用户名或密码不正确", "Wrong user name or password")
     throttle.succeeded(key, session=session)

@@ -102,7 +102,7 @@ def recheck(
 ) -> Checked:
     """The signed-in `user` re-read for this page run: signed out when idle for more than
     `idle_s`, disabled, removed or their credentials changed; their new role (downgraded or
-    not) when an admin changed it."""
+    not) when an admin changed it, signed out when the role was set outside LexSpec."""
     if last_seen is not None and now - last_seen > idle_s:
         return Checked(None, "expired")
     current = _account(user.id, user.credential_version, session=session)
@@ -110,7 +110,11 @@ def recheck(
         return Checked(None, current)
     if current.name != user.name:
         return Checked(None, "gone")
-    return Checked(current, role_changed=current.role != user.role)
+    if current.role == user.role:
+        return Checked(current)
+    if users.changed_outside(current.id, session=session):  # a role set in the database
+        return Checked(None, "credentials")
+    return Checked(current, role_changed=True)
 
 
 def restore(token: str, *, key: bytes, now: float, idle_s: float, session: Session) -> Checked:

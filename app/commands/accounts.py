@@ -126,6 +126,8 @@ def _report_spool() -> bool:
             "cli.accounts.quarantined", n=status.quarantined, path=status.quarantine_path
         )
         print(line, file=sys.stderr)
+        for reason, n in sorted(status.reasons.items()):  # why each line was set aside
+            print(cli_text("cli.accounts.quarantine_reason", n=n, reason=reason), file=sys.stderr)
     return bool(status.pending or status.quarantined)
 
 

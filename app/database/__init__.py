@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
@@ -58,30 +59,40 @@ class SpoolStatus:
     quarantined: int
     spool_path: Path
     quarantine_path: Path
+    reasons: Mapping[str, int] = field(default_factory=dict)  # why lines were set aside, how many
 
 
 def spool_status() -> SpoolStatus:
     """How many records wait in the spool and how many lines sit in its quarantine: what the
     Monitor page shows and `lexspec audit verify` counts."""
     target = spool()
-    return SpoolStatus(target.pending(), target.quarantined(), target.path, target.quarantine_path)
+    reasons = Counter(entry.reason for entry in target.quarantine_entries())
+    return SpoolStatus(
+        target.pending(), sum(reasons.values()), target.path, target.quarantine_path, reasons
+    )
 
 
 def replay_spool(factory: sessionmaker[Session]) -> int:
-    """Append spooled generations to the log (oldest first); how many. A failure leaves them
-    spooled for the next write (and is logged, not raised: starting must not fail for it)."""
+    """Append spooled generations to the log (oldest first), each in a savepoint of its own;
+    how many went in. A record the database refuses is set aside with the reason
+    (audit.store.log_each). A failure leaves them spooled for the next write (and is logged,
+    not raised: starting must not fail for it)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from audit.store import log_generation
+    from audit.store import Refusal, log_each
 
+    target = spool()
     try:
-        with spool().draining() as waiting:
-            if waiting:
-                with factory.begin() as session:
-                    for record in waiting:
-                        log_generation(record, session=session)
-            return len(waiting)
-    except (SQLAlchemyError, OSError, ValueError, TypeError, KeyError) as exc:  # also a bad line
+        with target.draining() as waiting:
+            if not waiting:
+                return 0
+            with factory.begin() as session:
+                outcomes = log_each(waiting, session=session)
+            for record, outcome in zip(waiting, outcomes, strict=True):
+                if isinstance(outcome, Refusal):
+                    target.set_aside(record, outcome.reason)
+            return sum(1 for outcome in outcomes if not isinstance(outcome, Refusal))
+    except (SQLAlchemyError, OSError, ValueError, TypeError, KeyError) as exc:
         log.warning("audit spool not replayed yet: %s", exc)
         return 0
 

@@ -46,7 +46,9 @@ class AuditVerdict:
 def verify_all(*, session: Session, kept: Sequence[Checkpoint] = ()) -> AuditVerdict:
     """Verify the log; `kept` are checkpoint lines an admin kept elsewhere (trusted as given)."""
     report = verify_chain(session=session)
-    log = anchor().read()
+    target = anchor()
+    target.key()  # a key file that is damaged or not a file is said, also before any checkpoint
+    log = target.read()
     seqs = [c.seq for c in (*log.valid, *kept)]
     faults = anchoring.check(
         log, head_seq=report.head_seq, hash_at=hashes_at(seqs, session=session), kept=kept

@@ -52,20 +52,24 @@ def keep(
 
 
 def _log(record: GenerationRecord, factory: sessionmaker[Session] | None) -> int:
+    """Replay the spool and append `record`, each in a savepoint of its own (audit.store.log_each):
+    a record the database refuses is set aside with the reason, the others go in; ValueError
+    (after the others are committed and the spool emptied) when `record` itself was refused."""
     from app.database import get_engine, spool, write
+    from audit.store import Refusal, log_each
 
     if factory is None:
         get_engine()  # first use: migrate, and replay the spool of an earlier run
-    with spool().draining() as waiting:
-        return write(lambda session: _append(waiting, record, session), factory)
-
-
-def _append(waiting: list[GenerationRecord], record: GenerationRecord, session: Session) -> int:
-    from audit.store import log_generation
-
-    for earlier in waiting:
-        log_generation(earlier, session=session)
-    return int(log_generation(record, session=session).id)
+    target = spool()
+    with target.draining() as waiting:
+        outcomes = write(lambda session: log_each([*waiting, record], session=session), factory)
+        for earlier, outcome in zip(waiting, outcomes, strict=False):
+            if isinstance(outcome, Refusal):
+                target.set_aside(earlier, outcome.reason)
+    last = outcomes[-1]
+    if isinstance(last, Refusal):
+        raise ValueError(last.reason)
+    return int(last.id)
 
 
 def _refused(record: GenerationRecord, reason: str) -> Kept:
@@ -74,7 +78,7 @@ def _refused(record: GenerationRecord, reason: str) -> Kept:
 
     target = spool()
     try:
-        target.set_aside(record)
+        target.set_aside(record, reason)
     except (OSError, TypeError, ValueError) as exc:
         kept_zh, kept_en = f"，也无法保存到隔离文件：{exc}", f"; nor could it be set aside: {exc}"
     else:

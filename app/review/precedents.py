@@ -40,6 +40,7 @@ from app.accounts import require_role
 from app.config import Settings
 from app.domain import BilingualError
 from audit import firm_clauses as store
+from audit.coverage import CoveredRowChanged
 from audit.domain import Bilingual, User
 from audit.firm_clauses import FirmClauseDraft, StoredFirmClause
 
@@ -416,6 +417,8 @@ def approve(row_id: int, *, settings: Settings, session: Session, actor: User) -
         raise _refuse(_draft_of(row), reason)
     try:
         approved = store.decide(row_id, "approved", session=session, actor=actor.name)
+    except CoveredRowChanged as exc:  # the row was changed in the database: not absorbed
+        raise PrecedentError(exc.message_zh, exc.message_en) from None
     except (LookupError, ValueError) as exc:  # decided meanwhile by another admin
         raise PrecedentError(
             f"条款提议 {row_id} 已被处理", f"Clause proposal {row_id} was decided meanwhile"
@@ -430,6 +433,8 @@ def reject(row_id: int, *, note: str, session: Session, actor: User) -> StoredFi
     _pending(row_id, session=session)
     try:
         return store.decide(row_id, "rejected", session=session, actor=actor.name, note=note)
+    except CoveredRowChanged as exc:  # the row was changed in the database: not absorbed
+        raise PrecedentError(exc.message_zh, exc.message_en) from None
     except (LookupError, ValueError) as exc:
         raise PrecedentError(
             f"条款提议 {row_id} 已被处理", f"Clause proposal {row_id} was decided meanwhile"

@@ -222,7 +222,7 @@ def test_unreadable_spool_lines_block_no_later_draft(
         code, _, err = run(*CLAUSE, "--max-tokens", "8")
         assert code == 1 and stored(audit_db, err).record.status == "error", err
     assert spool.pending() == 0
-    assert spool.quarantine_path.read_bytes().splitlines() == bad
+    assert [entry.raw for entry in spool.quarantine_entries()] == bad
 
 
 def test_a_draft_queued_behind_long_requests_waits_and_succeeds(llm_base_url: str) -> None:

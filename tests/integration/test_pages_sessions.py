@@ -8,10 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
-from app import database
+from app import accounts, database
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     MAIN,
     app_env,
@@ -87,8 +86,8 @@ def test_a_password_reset_ends_the_session_and_a_demotion_applies_at_once(
     assert "Your session has ended" in _warnings(dana_at)
     assert dana_at.title[0].value == "Sign in to LexSpec"
 
-    with database.session_scope() as session:  # eve is demoted (the row is what counts)
-        session.execute(text("UPDATE users SET role = 'reviewer' WHERE name = 'eve'"))
+    with database.session_scope() as session:  # eve is demoted by an admin
+        accounts.set_user_role("eve", "reviewer", session=session, actor=root)
     eve_at.run()
     assert "changed your role to reviewer" in _warnings(eve_at)
     # she was on the Draft page: a reviewer may not draft, so it refuses at once

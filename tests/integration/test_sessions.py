@@ -108,8 +108,8 @@ def test_recheck_signs_out_or_downgrades_at_once(
 
     assert recheck() == sessions.Checked(dana)
     assert recheck(last_seen=NOW - IDLE).ended == "expired"
-    with db_session_factory.begin() as session:  # demoted (by whatever means): at once
-        session.execute(text("UPDATE users SET role = 'drafter' WHERE name = 'dana'"))
+    with db_session_factory.begin() as session:  # demoted by an admin: at once
+        accounts.set_user_role("dana", "drafter", session=session, actor=root)
     downgraded = recheck()
     assert downgraded.role_changed and downgraded.user is not None
     assert downgraded.user.role == "drafter" and not accounts.has_role(downgraded.user, "admin")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from app.database import spool_status
 from app.drafting.recording import keep
 from audit.spool import SPOOL_FILE, Spool
+from audit.spool import mac as spool_mac
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
@@ -27,24 +29,33 @@ __all__ = ["app_settings"]  # the fixture, shared with test_audit_faults
 TRUNCATED = b'{"record": {"user_name": "half'
 
 
-def _line(**record_overrides: object) -> bytes:
-    """A spool line as Spool.append writes it, with fields changed or added."""
+def _line(key: bytes | None = None, **record_overrides: object) -> bytes:
+    """A spool line as Spool.append writes it (MAC'd with `key`), with fields changed or added."""
     record = {**json.loads(json.dumps(make_record().__dict__, default=list)), **record_overrides}
-    return json.dumps({"spooled_at": "2026-12-01T00:00:00+00:00", "record": record}).encode()
+    line: dict[str, object] = {"spooled_at": "2026-12-01T00:00:00+00:00", "record": record}
+    if key is not None:
+        line["mac"] = spool_mac(key, line)
+    return json.dumps(line).encode()
 
 
-BAD_LINES = {
-    "truncated JSON": TRUNCATED,
-    "not UTF-8": b'{"record": "\xff\xfe"}',
-    "unknown field": _line(output_text="unknown", colour="blue"),
-    "missing field": json.dumps({"record": {"user_name": "alice"}}).encode(),
-    "wrong type": _line(output_text="wrong", completion_tokens="many"),
-    "bool for a number": _line(output_text="wrong", total_s=True),
-    "unknown status": _line(output_text="wrong", status="done"),
-    "not a mapping": _line(output_text="wrong", field_values=["a", "b"]),
-    "too long for its column": _line(output_text="wrong", user_name="x" * 65),
-    "no record": b'{"spooled_at": "2026-12-01"}',
+# each bad line is signed with the spool key, so it is refused for its own reason
+BAD_LINES: dict[str, Callable[[bytes], bytes]] = {
+    "truncated JSON": lambda key: TRUNCATED,
+    "not UTF-8": lambda key: b'{"record": "\xff\xfe"}',
+    "unknown field": lambda key: _line(key, output_text="unknown", colour="blue"),
+    "missing field": lambda key: _signed(key, {"record": {"user_name": "alice"}}),
+    "wrong type": lambda key: _line(key, output_text="wrong", completion_tokens="many"),
+    "bool for a number": lambda key: _line(key, output_text="wrong", total_s=True),
+    "unknown status": lambda key: _line(key, output_text="wrong", status="done"),
+    "not a mapping": lambda key: _line(key, output_text="wrong", field_values=["a", "b"]),
+    "too long for its column": lambda key: _line(key, output_text="wrong", user_name="x" * 65),
+    "no record": lambda key: _signed(key, {"spooled_at": "2026-12-01"}),
+    "no MAC (hand-written)": lambda key: _line(None, output_text="forged"),
 }
+
+
+def _signed(key: bytes, line: dict[str, object]) -> bytes:
+    return json.dumps({**line, "mac": spool_mac(key, line)}).encode()
 
 
 def _spool(tmp_path: Path) -> Spool:
@@ -66,16 +77,18 @@ def test_a_bad_line_is_quarantined_and_the_rest_replays_in_order(
 ) -> None:
     use_database(db_url, monkeypatch)
     spool = _spool(tmp_path)
-    spool.path.parent.mkdir(parents=True)
-    before = _line(output_text="暂存一")
-    after = _line(output_text="暂存二")
-    spool.path.write_bytes(before + b"\n" + BAD_LINES[case] + b"\n" + after + b"\n")
+    key = spool.key()
+    before = _line(key, output_text="暂存一")
+    after = _line(key, output_text="暂存二")
+    bad = BAD_LINES[case](key)
+    spool.path.write_bytes(before + b"\n" + bad + b"\n" + after + b"\n")
 
     kept = keep(outcome("新的一份"), user_name="alice")  # what `lexspec draft` and the page call
     assert kept.generation_id is not None and kept.problem is None, kept.problem
     assert logged_texts(db_url) == ["暂存一", "暂存二", "新的一份"]
     assert spool.pending() == 0
-    assert spool.quarantine_path.read_bytes() == BAD_LINES[case] + b"\n"  # verbatim, kept
+    [entry] = spool.quarantine_entries()
+    assert entry.raw == bad and entry.reason  # verbatim, kept, with why
     assert _mode(spool.quarantine_path) == 0o600
     status = spool_status()  # what the Monitor page shows
     assert (status.pending, status.quarantined) == (0, 1)
@@ -91,7 +104,7 @@ def test_a_line_cut_short_at_the_end_does_not_swallow_the_next(
     spool.append(make_record(output_text="之后的"))
     with spool.draining() as waiting:
         assert [r.output_text for r in waiting] == ["之后的"]
-    assert spool.quarantine_path.read_bytes() == TRUNCATED + b"\n"
+    assert [e.raw for e in spool.quarantine_entries()] == [TRUNCATED]
     assert spool.pending() == 0
 
 
@@ -112,7 +125,7 @@ def test_start_replays_around_a_bad_line_and_verify_reports_it(
     assert logged_texts(db_url) == ["暂存的"]
     again = run_lexspec("audit", "verify", env=env)  # kept, and still reported
     assert again.returncode == 1 and "quarantine" in again.stderr
-    assert spool.quarantine_path.read_bytes() == TRUNCATED + b"\n"
+    assert [e.raw for e in spool.quarantine_entries()] == [TRUNCATED]
 
 
 def test_spool_files_are_private(tmp_path: Path) -> None:
@@ -171,7 +184,8 @@ def test_a_record_the_log_refuses_is_set_aside_not_lost(
     assert "refused" in refused.problem.text("en")
     spool = _spool(tmp_path)
     assert str(spool.quarantine_path) in refused.problem.text("en")
-    kept = json.loads(spool.quarantine_path.read_text(encoding="utf-8"))
-    assert kept["record"]["output_text"] == "太长的用户名"
+    [entry] = spool.quarantine_entries()
+    assert json.loads(entry.raw)["record"]["output_text"] == "太长的用户名"
+    assert "longer than 64" in entry.reason
     later = keep(outcome("之后的"), user_name="alice")  # blocks nothing
     assert later.generation_id is not None and logged_texts(db_url) == ["之后的"]

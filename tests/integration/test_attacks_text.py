@@ -1,0 +1,82 @@
+"""Standing attacker suite: hostile text (jinja, HTML, XML-breaking characters, NUL).
+
+Attack: a drafter types template syntax, markup or characters that break XML into a form
+value, a revision or a firm-clause proposal. Must hold: the text is stored literally on
+both backends (NUL as U+FFFD, audit.storable), the chain still verifies, and the DOCX holds
+the same characters as text, not markup. Form values reaching the prompt literally are
+tested in tests/unit/test_prompts.py (test_user_values_come_out_literally); the page's
+escaping in tests/unit/test_findings_view.py.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from docx import Document
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.export.docx_writer import ExportMeta, draft_to_docx
+from audit import firm_clauses, store
+from audit.revisions import append_revision, list_revisions
+from audit.storable import REPLACEMENT
+from tests.integration.test_audit_store import make_record
+
+pytestmark = pytest.mark.integration
+
+HOSTILE = [
+    "{{ 7*7 }} {% for x in range(3) %}x{% endfor %} {{ ''.__class__ }}",
+    "<script>alert(1)</script> <b>粗</b> &amp; &lt;",
+    "</w:t></w:r><w:r><w:t>注入</w:t> ]]> <!-- \"' &",
+    "控制\x01字符\x0b与\x00空字符",
+]
+
+
+def _stored(text: str) -> str:
+    return text.replace("\x00", REPLACEMENT)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=range(len(HOSTILE)))
+def test_attack_hostile_text_in_values_revisions_and_clauses_is_stored_literally(
+    hostile: str, db_session_factory: sessionmaker[Session]
+) -> None:
+    with db_session_factory.begin() as session:
+        logged = store.log_generation(
+            make_record(output_text=hostile, field_values={"company": hostile}), session=session
+        )
+        append_revision(logged.id, hostile, session=session, user_name="alice", base=0)
+        clause = firm_clauses.add_proposal(
+            firm_clauses.FirmClauseDraft(
+                "filing_guide", "firm.hostile", "why-route", hostile, None, (), "alice"
+            ),
+            session=session,
+            actor="alice",
+        )
+    with db_session_factory() as session:
+        generation = store.get_generation(logged.id, session=session)
+        assert generation is not None
+        assert generation.record.output_text == _stored(hostile)
+        assert generation.record.field_values == {"company": _stored(hostile)}
+        assert list_revisions(logged.id, session=session)[-1].text == _stored(hostile)
+        kept = firm_clauses.get_clause(clause.id, session=session)
+        assert kept is not None and kept.text == _stored(hostile)
+        report = store.verify_chain(session=session)
+    assert report.ok, (report.first_bad, report.uncovered)
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=range(len(HOSTILE)))
+def test_attack_hostile_text_in_a_docx_is_text_not_markup(hostile: str) -> None:
+    """In the body and in the title line made of the matter and the client. Must hold: the
+    file opens and every printable character comes back as text, in both places (control
+    characters XML cannot hold are dropped; a vertical tab becomes a line break)."""
+    meta = ExportMeta(title="数据出境申报指引", matter_ref=hostile, client=hostile)
+    data = draft_to_docx(f"第一条 {hostile}\n", meta=meta, comments=False, appendix=False)
+    paragraphs = [p.text for p in Document(io.BytesIO(data)).paragraphs]
+    title, body = _squash(paragraphs[0]), _squash("".join(paragraphs[1:]))
+    assert title.count(_squash(hostile)) == 2, title  # the matter and the client, literal
+    # the body is the draft's light markdown: `__x__` is bold, as CommonMark reads it
+    assert _squash(hostile, "_*") in _squash(body, "_*"), body
+
+
+def _squash(text: str, also: str = "") -> str:
+    return "".join(c for c in text if c.isprintable() and not c.isspace() and c not in also)
