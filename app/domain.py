@@ -46,6 +46,14 @@ FindingCode = Literal[
     "prose.repetition",
     "prose.wrong_fact",
     "prose.cut_off",
+    # fidelity gates (app/outline/fidelity.py): an adapted part stays its clause; every model
+    # part ends a sentence, states no form field and uses only the characters legal prose needs
+    "prose.lost_term",
+    "prose.unfaithful",
+    "prose.form_field",
+    "prose.unfinished",
+    "prose.ellipsis",
+    "prose.stray_chars",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"

@@ -180,15 +180,25 @@ def _outline_lines(outcome: GenerationOutcome, lang: str) -> list[str]:
     where every part came from."""
     from app.i18n import t
     from app.outline.compose import parts_fallen_back
-    from app.outline.provenance import fallback_lines, source_line, truncation_lines
+    from app.outline.provenance import (
+        counts_line,
+        detail_line,
+        fallback_lines,
+        source_line,
+        truncation_lines,
+    )
 
     if not outcome.provenance:
         return []
-    lines = [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
+    lines = [counts_line(outcome.counts, lang)]
+    if outcome.status == "complete" and not outcome.as_labelled:
+        lines.append(t("outline.not_as_labelled", lang))
+    lines += [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
     if fallen := parts_fallen_back(outcome.marks):
         lines.append(t("outline.fallback_note", lang, parts=fallen))
     lines += [f"  {line}" for line in fallback_lines(outcome.provenance, lang)]
-    return [*lines, source_line(outcome.provenance, lang)]
+    details = detail_line(outcome.provenance, (), lang)
+    return [*lines, source_line(outcome.provenance, lang), f"  {details}"]
 
 
 def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:

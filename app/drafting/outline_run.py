@@ -163,7 +163,7 @@ class OutlineRun(Run):
             self.writing,
             facts,
             self.plan.system,
-            truncated=last.status == "truncated",
+            truncated=last.status == "truncated" or Guard.BUDGET_CUT_MID_SENTENCE in last.marks,
         )
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
@@ -175,8 +175,8 @@ class OutlineRun(Run):
         if got.fell_back:
             self._prose[index] = got.text
             marks = (Guard.NO_TEXT,) if got.source == "placeholder" else (Guard.FALLBACK,)
-            status = "complete" if last.status == "truncated" else last.status
-            self._parts[-1] = replace(last, status=status, marks=(*last.marks, *marks))
+            # a part its budget cut stays truncated: never "complete", whatever stands in for it
+            self._parts[-1] = replace(last, marks=(*last.marks, *marks))
         self._sources[index] = got
         self._settled[index] = self._prose[index]
 

@@ -56,6 +56,8 @@ class _Clause(BaseModel):
     version: str = Field(min_length=1)
     approved_by: str | None = None  # firm clauses: the admin who approved it
     source: str | None = None  # firm clauses: where it came from (revision 12, import)
+    # terms an adaptation must keep, beyond the derived ones (app/outline/fidelity.py)
+    must_keep: list[str] = Field(default_factory=list)
 
 
 class _ClauseFile(BaseModel):
@@ -86,6 +88,7 @@ class Clause:
     origin: str = "shipped"  # shipped (prompts/<type>/) | firm (approved in LexSpec)
     approved_by: str = ""
     source: str = ""
+    must_keep: tuple[str, ...] = ()
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)
@@ -98,6 +101,7 @@ class ChosenClause:
     id: str
     version: str
     text: str
+    must_keep: tuple[str, ...] = ()  # the clause's declared terms (fidelity adds the derived)
 
 
 def _clause(raw: _Clause, origin: str) -> Clause:
@@ -113,6 +117,7 @@ def _clause(raw: _Clause, origin: str) -> Clause:
         origin=origin,
         approved_by=raw.approved_by or "",
         source=raw.source or "",
+        must_keep=tuple(raw.must_keep),
     )
 
 

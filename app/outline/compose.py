@@ -192,7 +192,7 @@ def _clause_for(
     text = render_clause(chosen, context)
     if text.startswith("!"):  # checked at load; a value that breaks it leaves the part bare
         return None
-    return ChosenClause(chosen.id, chosen.version, text)
+    return ChosenClause(chosen.id, chosen.version, text, chosen.must_keep)
 
 
 def parts_without_text(marks: Sequence[GuardMark]) -> int:
