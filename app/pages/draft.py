@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.drafting.service import endpoint_writing
+from app.drafting.service import writing_choice
 from app.i18n import t
+from app.ops.writing_quality import measure_line
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import (
     counts_line,
@@ -21,7 +22,15 @@ from app.outline.provenance import (
 )
 from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
-from app.pages.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
+from app.pages.ui_state import (
+    chosen_endpoint,
+    lang,
+    library,
+    outline_problems,
+    require_user,
+    settings,
+    tr,
+)
 
 if TYPE_CHECKING:
     from app.prompts import DocType, FieldError, FieldSpec
@@ -200,10 +209,14 @@ def _show_parts(result: draft_run.DraftResult) -> None:
         st.caption(line)
     for line in fallback_lines(result.provenance, lang()):
         st.caption(line)
-    writing = tr(f"outline.writing_mode.{endpoint_writing(result.request.endpoint)}")
+    chosen, measured = writing_choice(result.request.endpoint)
+    writing = tr(f"outline.writing_mode.{chosen}")
     st.caption(
         f"{tr('outline.writing', writing=writing)} · {source_line(result.provenance, lang())}"
     )
+    endpoint = settings().all_endpoints().get(result.request.endpoint)
+    if endpoint is not None and endpoint.writing == "measured":  # why it writes so
+        st.caption(measure_line(measured, lang()))
     with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
         st.caption(detail_line(result.provenance, result.marks, lang()))
 
