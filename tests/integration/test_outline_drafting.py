@@ -18,8 +18,8 @@ from app.drafting.service import run_to_end, start_draft
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back
 from app.outline.provenance import facts_for, part_findings
-from app.validation.messages import MESSAGES
 from app.prompts import load_library
+from app.validation.messages import MESSAGES
 from tests.servers import metric_total
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
