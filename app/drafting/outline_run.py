@@ -24,6 +24,7 @@ from app.outline.run import (
     drop_bad_sentences,
     open_part,
     part_budget,
+    part_messages,
 )
 
 
@@ -124,9 +125,12 @@ class OutlineRun(Run):
             self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
             yield self._update(got.text, Phase("streaming", step.index, steps, heading))
             return
-        tokens = self.client.count_tokens(self.plan.messages(step, self.writing))
+        earlier = [(s, self._settled[s.index]) for s in self.plan.steps if s.index in self._settled]
+        messages, tokens = part_messages(
+            self.client, self.plan, step, self.params, self.writing, earlier
+        )
         yield self._update("", Phase("prompt", step.index, steps, heading, tokens))
-        part = PartStream(open_part(self.client, self.plan, step, self.params, self.writing))
+        part = PartStream(open_part(self.client, messages, step, self.params))
         self._current = part
         self._prose[step.index] = ""
         shown = ""
