@@ -156,3 +156,19 @@ def test_threshold_lies_between_the_recorded_sets() -> None:
     bad = [similarity(c["text"], c["clause"]) for c in RECORDED["bad"]]
     good = [similarity(c["text"], c["clause"]) for c in RECORDED["good"]]
     assert max(bad) < MIN_SIMILARITY < min(good)
+
+
+def test_a_clause_may_declare_terms_to_keep() -> None:
+    from app.outline.clauses import parse_clauses
+
+    source = (
+        "clauses:\n  - id: x.one\n    part: core\n    text: 乙方应当在生效之日起通知甲方。\n"
+        "    author: 组\n    approved: 2025-01-01\n    version: '1.0'\n    must_keep: [生效之日]\n"
+        "  - id: x.two\n    part: core\n    text: 乙方应当通知甲方。\n"
+        "    author: 组\n    approved: 2025-01-01\n    version: '1.0'\n"
+    )
+    one, two = parse_clauses(source)
+    assert one.must_keep == ("生效之日",) and two.must_keep == ()
+    keep = must_keep(one.text, one.must_keep)
+    assert lost_term("乙方应当及时通知甲方。", keep)
+    assert not lost_term("乙方应当自生效之日起及时通知甲方。", keep)
