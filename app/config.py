@@ -29,7 +29,7 @@ class EndpointConfig(BaseModel):
     # sent with each request, e.g. {"enable_thinking": false} for Qwen3 (vLLM's chat template)
     chat_template_kwargs: dict[str, Any] | None = None
     # how outline parts are written on this endpoint: assemble | adapt | write, or measured
-    # (app/ops/writing_quality.py: adapt where its adapted parts pass the gates, else assemble)
+    # (app/drafting/writing_mode.py: adapt where its adapted parts pass the gates, else assemble)
     writing: WritingSetting = "measured"
 
 

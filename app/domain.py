@@ -67,7 +67,7 @@ NumberingStyle = Literal["chinese", "follow-input"]
 PartWriting = Literal["assemble", "adapt", "write"]
 PartSource = Literal["app", "clause", "adapted", "model", "placeholder"]
 PART_WRITINGS: tuple[PartWriting, ...] = get_args(PartWriting)
-# An endpoint's `writing` setting: one of the three, or `measured` (app/ops/writing_quality.py:
+# An endpoint's `writing` setting: one of the three, or `measured` (app/drafting/writing_mode.py:
 # adapt where its measured adapted parts pass the gates often enough, else assemble).
 WritingSetting = Literal[PartWriting, "measured"]
 # How a draft is written: the type's outline part by part, or one free-form request.

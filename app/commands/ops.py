@@ -101,8 +101,9 @@ def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> st
 def handle_writing(args: argparse.Namespace) -> int:
     """`lexspec doctor --endpoint NAME`: how well the endpoint adapts the clause library
     (measured once, then cached per endpoint + model; --remeasure measures again)."""
+    from app.drafting.writing_mode import endpoint_measure, measure_line
+    from app.drafting.writing_quality import measure_endpoint
     from app.llm.errors import LLMError
-    from app.ops.writing_quality import endpoint_measure, measure_endpoint, measure_line
 
     if args.remeasure or endpoint_measure(args.endpoint) is None:
         print(cli_text("writing_quality.measuring", endpoint=args.endpoint), file=sys.stderr)

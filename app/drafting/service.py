@@ -5,17 +5,12 @@ records the outcome."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.domain import PartWriting
 from app.drafting.context import DraftContext
 from app.drafting.freeform import DraftRun, stream_draft
 from app.drafting.outcome import GenerationOutcome, Run
 from app.drafting.outline_run import OutlineRun
 from app.llm.client import LLMClient
-
-if TYPE_CHECKING:
-    from app.ops.writing_quality import WritingMeasure
 
 
 def start_draft(
@@ -46,22 +41,9 @@ def start_draft(
 def endpoint_writing(endpoint_name: str) -> PartWriting:
     """How the named endpoint writes outline parts: its `writing` setting, or where that is
     `measured` (the default) what its cached measurement chooses (adapt before one exists)."""
+    from app.drafting.writing_mode import writing_choice
+
     return writing_choice(endpoint_name)[0]
-
-
-def writing_choice(endpoint_name: str) -> tuple[PartWriting, WritingMeasure | None]:
-    """The endpoint's way of writing and the measurement it follows (None: set explicitly, or
-    not measured yet)."""
-    from app.config import get_settings
-    from app.ops.writing_quality import cached
-
-    endpoint = get_settings().all_endpoints().get(endpoint_name)
-    if endpoint is None:
-        return "adapt", None
-    if endpoint.writing != "measured":
-        return endpoint.writing, None
-    found = cached(endpoint.base_url, endpoint.model)
-    return (found.writing if found else "adapt"), found
 
 
 def run_to_end(run: Run) -> GenerationOutcome:

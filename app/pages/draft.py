@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.drafting.service import writing_choice
+from app.drafting.writing_mode import measure_line, writing_choice
 from app.i18n import t
-from app.ops.writing_quality import measure_line
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import (
     counts_line,

@@ -146,7 +146,8 @@ def _audit_spool() -> None:
 def _writing_quality() -> None:
     """Each endpoint's measured writing quality (cached), and a button to measure it now, with
     progress: the share of adapted parts passing the gates decides its writing mode."""
-    from app.ops.writing_quality import endpoint_measure, measure_endpoint, measure_line
+    from app.drafting.writing_mode import endpoint_measure, measure_line
+    from app.drafting.writing_quality import measure_endpoint
 
     for name in settings().all_endpoints():
         found = endpoint_measure(name)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.config import EndpointConfig
+from app.drafting.writing_mode import ADAPT_MIN_SHARE, cached, save
+from app.drafting.writing_quality import measure
 from app.llm.client import OpenAIClient
-from app.ops.writing_quality import ADAPT_MIN_SHARE, cached, measure, save
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 

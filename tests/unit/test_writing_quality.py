@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.config import get_settings
-from app.drafting.service import endpoint_writing, writing_choice
-from app.ops.writing_quality import (
+from app.drafting.service import endpoint_writing
+from app.drafting.writing_mode import (
     ADAPT_MIN_SHARE,
     CACHE_FILE,
     WritingMeasure,
@@ -17,6 +17,7 @@ from app.ops.writing_quality import (
     endpoint_measure,
     measure_line,
     save,
+    writing_choice,
 )
 
 URL = "http://127.0.0.1:8001/v1"

@@ -1,9 +1,9 @@
-"""How well an endpoint adapts the clause library, measured once and cached (`lexspec doctor
---endpoint`, the Monitor page): every document type's example drafted with `adapt`, the share
-of adapted parts that pass the prose and fidelity gates, speculation's acceptance on them, and
-decode speed. An endpoint whose `writing` is `measured` (the default) writes `adapt` where that
-share reaches ADAPT_MIN_SHARE and `assemble` (the vetted clauses as written) below it; before it
-is measured it writes `adapt`, and the page says it is unmeasured.
+"""The writing mode an endpoint follows: its `writing` setting, or where that is `measured`
+(the default) its cached measurement (app/drafting/writing_quality.py: every document type's
+example drafted with `adapt`, the share of adapted parts that pass the prose and fidelity
+gates, speculation's acceptance on them, decode speed). A measured endpoint writes `adapt`
+where that share reaches ADAPT_MIN_SHARE and `assemble` (the vetted clauses as written) below
+it; before it is measured it writes `adapt`, and the page says it is unmeasured.
 
 The cache is one JSON file in the data directory, keyed by the endpoint's URL and the model id
 it served; an endpoint that names no model takes its URL's newest measurement.
@@ -11,22 +11,14 @@ it served; an endpoint that names no model takes its URL's newest measurement.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from app.domain import PartWriting
 
-if TYPE_CHECKING:
-    from app.llm.client import OpenAIClient
-
 ADAPT_MIN_SHARE = 0.8  # adapted parts passing every gate, at least, for `adapt`
-MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (the parts' own budgets are lower)
 CACHE_FILE = "writing-measures.json"
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass(frozen=True)
@@ -99,50 +91,6 @@ def save(measure: WritingMeasure, path: Path | None = None) -> Path:
     return path
 
 
-def measure(
-    client: OpenAIClient,
-    *,
-    prompts_dir: Path,
-    progress: Progress | None = None,
-    max_tokens: int = MEASURE_MAX_TOKENS,
-) -> WritingMeasure:
-    """Draft every type's example with `adapt` on this client's endpoint (temperature 0) and
-    count its adapted parts that passed; `progress(done, total, type)` after each type."""
-    from app.drafting.context import prepare
-    from app.drafting.service import run_to_end, start_draft
-    from app.prompts import load_library
-
-    library = load_library(prompts_dir)
-    types = [t for t in sorted(library.types) if (prompts_dir / t / "outline.yaml").is_file()]
-    total = WritingMeasure(client.base_url, client.model(), 0, 0)
-    for done, type_id in enumerate(types, 1):
-        doc = library.types[type_id]
-        params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
-        context = prepare(
-            doc,
-            doc.example_values(),
-            prompts_dir=prompts_dir,
-            client=client,
-            params=params,
-            mode="outline",
-        )
-        outcome = run_to_end(start_draft(context, client, endpoint_name="", writing="adapt"))
-        counts, stats = outcome.counts, outcome.stats
-        total = replace(
-            total,
-            parts=total.parts + counts.adapted + counts.fell_back,
-            passed=total.passed + counts.adapted,
-            draft_tokens=total.draft_tokens + (stats.draft_tokens or 0),
-            accepted_tokens=total.accepted_tokens + (stats.accepted_tokens or 0),
-            decode_tokens=total.decode_tokens + (stats.decode_tokens or 0),
-            decode_s=total.decode_s + (stats.decode_s or 0.0),
-        )
-        if progress is not None:
-            progress(done, len(types), type_id)
-    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return replace(total, measured_at=stamp)
-
-
 def endpoint_measure(name: str) -> WritingMeasure | None:
     """The cached measurement of the configured endpoint `name` (no request), else None."""
     from app.config import get_settings
@@ -151,21 +99,18 @@ def endpoint_measure(name: str) -> WritingMeasure | None:
     return None if endpoint is None else cached(endpoint.base_url, endpoint.model)
 
 
-def measure_endpoint(
-    name: str, *, progress: Progress | None = None, again: bool = False
-) -> WritingMeasure:
-    """The endpoint's measurement: the cached one for the model it serves, else measured now
-    and cached (`again`: measure even when cached). LLMError when it cannot be reached."""
+def writing_choice(endpoint_name: str) -> tuple[PartWriting, WritingMeasure | None]:
+    """The endpoint's way of writing and the measurement it follows (None: set explicitly, or
+    not measured yet)."""
     from app.config import get_settings
-    from app.llm.client import make_client
 
-    settings = get_settings()
-    client = make_client(name, settings)
-    found = None if again else cached(client.base_url, client.model())
-    if found is None:
-        found = measure(client, prompts_dir=settings.prompts_dir, progress=progress)
-        save(found)
-    return found
+    endpoint = get_settings().all_endpoints().get(endpoint_name)
+    if endpoint is None:
+        return "adapt", None
+    if endpoint.writing != "measured":
+        return endpoint.writing, None
+    found = cached(endpoint.base_url, endpoint.model)
+    return (found.writing if found else "adapt"), found
 
 
 def measure_line(found: WritingMeasure | None, lang: str) -> str:
