@@ -291,8 +291,8 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
 
 def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
     """The draft as JSON for --report: type, status, route (null when the type has none), the
-    form's values used, each part's section, title, source, clause and failed gates, and the
-    findings."""
+    form's values used, each part's section, title, source, clause and failed gates, the parts'
+    counts, and the findings."""
     values = dict(outcome.rendered.values)
     route = outcome.context.route
     return {
@@ -310,6 +310,10 @@ def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
             }
             for o in outcome.provenance
         ],
+        # how many parts the model wrote, adapted, and how many fell back; complete_as_labelled:
+        # finished, and every part is what it says it is
+        "counts": outcome.counts.to_dict(),
+        "complete_as_labelled": outcome.as_labelled,
         "findings": list(outcome.findings),
     }
 

@@ -71,6 +71,8 @@ def test_a_fallen_back_part_is_reported_never_complete_without_a_word(library) -
         data["route"] == "security_assessment" and data["fields"]["individuals_count"] == "1200000"
     )
     assert data["status"] == "complete" and data["findings"] == []
+    assert data["counts"]["adapted"] == 1 and data["counts"]["fell_back"] == 2
+    assert data["complete_as_labelled"] is False
     assert {p["section"] for p in data["parts"]} == set(doc.required_sections)
     json.dumps(data, ensure_ascii=False)  # it is JSON
 
