@@ -125,7 +125,13 @@ class OutlineRun(Run):
             self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
             yield self._update(got.text, Phase("streaming", step.index, steps, heading))
             return
-        earlier = [(s, self._settled[s.index]) for s in self.plan.steps if s.index in self._settled]
+        # the earlier parts the model wrote and kept: a part that fell back is left out, so a
+        # clause it never generated is not computed again (its request is then not reused)
+        earlier = [
+            (s, self._settled[s.index])
+            for s in self.plan.steps
+            if s.index in self._settled and self._sources[s.index].source in ("adapted", "model")
+        ]
         messages, tokens = part_messages(
             self.client, self.plan, step, self.params, self.writing, earlier
         )

@@ -4,8 +4,8 @@ texts to the document: the app writes headings, numbering and deterministic part
 Every generated part is asked with the same two leading messages texts, the system prompt and
 the facts block, followed by the part's own instruction, so the server computes that shared
 prefix once per document and later parts reuse its KV cache. In `adapt` a later part's chat is
-the conversation so far (each earlier part's request and final text), so its prompt extends
-the whole sequence of the part before it, clause included, and reuses all of it.
+the conversation so far (each earlier part the model wrote and kept: its request and text), so
+its prompt extends the whole sequence of the part before it, clause included, and reuses it.
 """
 
 from __future__ import annotations

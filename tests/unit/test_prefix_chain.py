@@ -38,8 +38,17 @@ def _requests(library, client: FakeClient, writing: str):  # type: ignore[no-unt
     return prepared, outcome, [messages for messages, _ in client.requests]
 
 
+def _faithful(library) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    """Each generated part's clause as its adaptation (it passes every gate)."""
+    doc = library.types[TYPE]
+    plan = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([])).plan
+    return [[s.clause.text] for s in plan.steps if s.generated and s.clause]
+
+
 def test_a_later_part_extends_the_conversation_of_the_earlier_ones(library) -> None:  # type: ignore[no-untyped-def]
-    prepared, outcome, asked = _requests(library, FakeClient(["乙方应当书面通知甲方。"]), "adapt")
+    client = FakeClient([], scripts=_faithful(library))
+    prepared, outcome, asked = _requests(library, client, "adapt")
+    assert [o.source for o in outcome.provenance if o.source != "app"] == ["adapted"] * len(asked)
     assert len(asked) >= 2
     for before, after in zip(asked, asked[1:], strict=False):
         assert after[: len(before)] == before  # the earlier chat, unchanged, is its prefix
@@ -53,7 +62,13 @@ def test_a_later_part_extends_the_conversation_of_the_earlier_ones(library) -> N
 
 
 def test_a_conversation_too_long_for_the_context_asks_the_part_alone(library) -> None:  # type: ignore[no-untyped-def]
-    _, _, asked = _requests(library, LongChats(["乙方应当书面通知甲方。"]), "adapt")
+    _, _, asked = _requests(library, LongChats([], scripts=_faithful(library)), "adapt")
+    assert len(asked) >= 2 and all(len(m) == 2 for m in asked)
+
+
+def test_a_part_that_fell_back_is_left_out_of_the_conversation(library) -> None:  # type: ignore[no-untyped-def]
+    """Its clause was never generated: in the chat it would be computed again, not reused."""
+    _, _, asked = _requests(library, FakeClient(["乙方应当书面通知甲方。"]), "adapt")
     assert len(asked) >= 2 and all(len(m) == 2 for m in asked)
 
 
