@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
-from app.domain import PartWriting
+from app.domain import WritingSetting
 from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, SpeculativeMode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +28,9 @@ class EndpointConfig(BaseModel):
     )
     # sent with each request, e.g. {"enable_thinking": false} for Qwen3 (vLLM's chat template)
     chat_template_kwargs: dict[str, Any] | None = None
-    # how outline parts are written on this endpoint: assemble | adapt | write (app.domain)
-    writing: PartWriting = "adapt"
+    # how outline parts are written on this endpoint: assemble | adapt | write, or measured
+    # (app/drafting/writing_mode.py: adapt where its adapted parts pass the gates, else assemble)
+    writing: WritingSetting = "measured"
 
 
 def default_model_path() -> Path:
@@ -60,7 +61,7 @@ class Settings(BaseSettings):
     llm_api_key: str = "not-needed"
     llm_model: str | None = None
     llm_chat_template_kwargs: dict[str, Any] | None = None  # JSON, e.g. {"enable_thinking": false}
-    llm_writing: PartWriting = "adapt"  # the default endpoint: assemble | adapt | write
+    llm_writing: WritingSetting = "measured"  # the default endpoint: assemble|adapt|write|measured
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)  # JSON in LEXSPEC_ENDPOINTS
     default_endpoint: str = "embedded"
     request_timeout_s: float = 120.0

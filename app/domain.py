@@ -49,6 +49,14 @@ FindingCode = Literal[
     "prose.repetition",
     "prose.wrong_fact",
     "prose.cut_off",
+    # fidelity gates (app/outline/fidelity.py): an adapted part stays its clause; every model
+    # part ends a sentence, states no form field and uses only the characters legal prose needs
+    "prose.lost_term",
+    "prose.unfaithful",
+    "prose.form_field",
+    "prose.unfinished",
+    "prose.ellipsis",
+    "prose.stray_chars",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"
@@ -62,6 +70,9 @@ NumberingStyle = Literal["chinese", "follow-input"]
 PartWriting = Literal["assemble", "adapt", "write"]
 PartSource = Literal["app", "clause", "adapted", "model", "placeholder"]
 PART_WRITINGS: tuple[PartWriting, ...] = get_args(PartWriting)
+# An endpoint's `writing` setting: one of the three, or `measured` (app/drafting/writing_mode.py:
+# adapt where its measured adapted parts pass the gates often enough, else assemble).
+WritingSetting = Literal[PartWriting, "measured"]
 # How a draft is written: the type's outline part by part, or one free-form request.
 DraftMode = Literal["outline", "free-form"]
 DRAFT_MODES: tuple[DraftMode, ...] = get_args(DraftMode)

@@ -38,6 +38,7 @@ from app.drafting.service import run_to_end, start_draft  # noqa: E402
 from app.llm.client import OpenAIClient  # noqa: E402
 from app.ops import process  # noqa: E402
 from app.prompts import load_library  # noqa: E402
+from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS  # noqa: E402
 
 CASES = REPO / "bench" / "drafting_cases.yaml"
 
@@ -61,7 +62,8 @@ class Row:
     cache_queries: float
     marks: int
     parts: int  # generated parts (asked of the model, or assembled from a clause)
-    passed: int  # of which the model's prose passed every prose gate
+    passed: int  # of which are what they say: the model's prose passed every gate (adapt,
+    # write), or the clause as written (assemble); a fallback or a placeholder is not
     draft_tokens: int
     accepted: int
     decode_tokens: int
@@ -112,7 +114,7 @@ def one_draft(url: str, spec: str, doc: Any, case: int, values: dict[str, str], 
         first, statistics.mean(later) if later else None, stats.total_s,
         metric(url, "vllm:prefix_cache_hits_total") - hits,
         metric(url, "vllm:prefix_cache_queries_total") - queries, len(outcome.marks),
-        len(origins), sum(o.source in ("adapted", "model") and not o.gates for o in origins),
+        len(origins), sum(o.source in ("adapted", "model", "clause") and not o.gates for o in origins),
         stats.draft_tokens or 0, stats.accepted_tokens or 0, stats.decode_tokens or 0,
         stats.decode_s or 0.0, outcome.text,
     )  # fmt: skip
@@ -156,12 +158,39 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def ratios(rows: list[Row], plain: str) -> str:
-    """Per way of writing: each speculative arm's decode speed over the plain arm's on the same
-    drafts, and how many of its drafts have exactly the plain arm's text."""
+def side_by_side(rows: list[Row]) -> str:
+    """Per drafter, per way of writing: the share of generated parts that are what they say
+    (passed every gate, or the clause as written) and the decode speed, in one row."""
+    modes = [m for m in (*PART_WRITINGS, "free-form") if any(r.mode == m for r in rows)]
+    head = " | ".join(f"{m} passing | {m} tok/s" for m in modes)
+    lines = [f"| speculation | {head} |", "|---|" + "---|---|" * len(modes)]
+    for spec in sorted({r.spec for r in rows}):
+        cells = []
+        for mode in modes:
+            group = [r for r in rows if (r.spec, r.mode) == (spec, mode)]
+            parts = sum(r.parts for r in group)
+            share = f"{sum(r.passed for r in group) / parts:.0%}" if parts else "—"
+            cells.append(f"{share} | {_f(_rate(group), '{:.1f}')}")
+        lines.append(f"| {spec} | {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def _per_pass(group: list[Row]) -> float | None:
+    """Seconds per verify pass of a speculative arm: each pass yields its accepted tokens + 1."""
+    passes = sum(r.decode_tokens - r.accepted for r in group)
+    seconds = sum(r.decode_s for r in group)
+    return seconds / passes if passes > 0 and seconds > 0 else None
+
+
+def ratios(rows: list[Row], plain: str, k: int) -> str:
+    """Per way of writing: each speculative arm's acceptance and decode speed over the plain
+    arm's on the same drafts, the ceiling its verify cost allows in this run (every one of K
+    proposals accepted: (K+1) tokens per pass, at the measured cost of a pass over a plain
+    token's), and how many of its drafts have exactly the plain arm's text."""
     lines = [
-        "| writing | speculation | decode speedup vs plain | identical text |",
-        "|---|---|---|---|",
+        "| writing | speculation | accepted/drafted | tokens per pass | decode speedup vs plain "
+        "| verify pass / plain token | ceiling (K+1)/cost | identical text |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     base = {(r.mode, r.doc_type, r.case): r for r in rows if r.spec == plain}
     for mode in sorted({r.mode for r in rows}):
@@ -171,8 +200,18 @@ def ratios(rows: list[Row], plain: str) -> str:
                      if (r.mode, r.doc_type, r.case) in base]  # fmt: skip
             mine, theirs = _rate([r for r, _ in pairs]), _rate([b for _, b in pairs])
             speedup = mine / theirs if mine and theirs else None
+            drafted = sum(r.draft_tokens for r, _ in pairs)
+            accepted = f"{sum(r.accepted for r, _ in pairs) / drafted:.0%}" if drafted else "—"
+            per_pass = _per_pass([r for r, _ in pairs])
+            passes = sum(r.decode_tokens - r.accepted for r, _ in pairs)
+            per_pass_tokens = sum(r.decode_tokens for r, _ in pairs) / passes if passes else None
+            cost = per_pass * theirs if per_pass and theirs else None
+            ceiling = (k + 1) / cost if cost else None
             same = sum(r.text == b.text for r, b in pairs)
-            lines.append(f"| {mode} | {spec} | {_f(speedup)}× | {same}/{len(pairs)} |")
+            lines.append(
+                f"| {mode} | {spec} | {accepted} | {_f(per_pass_tokens)} | {_f(speedup)}× "
+                f"| {_f(cost)} | {_f(ceiling)}× | {same}/{len(pairs)} |"
+            )
     return "\n".join(lines)
 
 
@@ -185,6 +224,7 @@ def main() -> int:
     ap.add_argument("--writing", default="assemble,adapt,write,free-form",
                     help="ways of writing: outline parts assemble|adapt|write, and free-form")  # fmt: skip
     ap.add_argument("--temperature", type=float, default=0.0)
+    ap.add_argument("--k", type=int, default=DEFAULT_DRAFT_TOKENS, help="proposals per pass (K)")
     ap.add_argument("--types", default="", help="only these document types (comma-separated)")
     args = ap.parse_args()
     library = load_library(REPO / "prompts")
@@ -195,7 +235,8 @@ def main() -> int:
     with ExitStack() as servers:
         urls = {
             spec: servers.enter_context(process.embedded_server(
-                "--speculative", spec, log=Path(tempfile.gettempdir()) / f"bench-drafting-{spec}.log"
+                "--speculative", spec, "--num-speculative-tokens", str(args.k),
+                log=Path(tempfile.gettempdir()) / f"bench-drafting-{spec}.log",
             ))
             for spec in specs
         }  # fmt: skip
@@ -211,7 +252,9 @@ def main() -> int:
                               flush=True)  # fmt: skip
     print(table(rows))
     print()
-    print(ratios(rows, specs[0]))
+    print(side_by_side(rows))
+    print()
+    print(ratios(rows, specs[0], args.k))
     print(f"\n{len(rows)} drafts in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 0
 

@@ -180,15 +180,25 @@ def _outline_lines(outcome: GenerationOutcome, lang: str) -> list[str]:
     where every part came from."""
     from app.i18n import t
     from app.outline.compose import parts_fallen_back
-    from app.outline.provenance import fallback_lines, source_line, truncation_lines
+    from app.outline.provenance import (
+        counts_line,
+        detail_line,
+        fallback_lines,
+        source_line,
+        truncation_lines,
+    )
 
     if not outcome.provenance:
         return []
-    lines = [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
+    lines = [counts_line(outcome.counts, lang)]
+    if outcome.status == "complete" and not outcome.as_labelled:
+        lines.append(t("outline.not_as_labelled", lang))
+    lines += [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
     if fallen := parts_fallen_back(outcome.marks):
         lines.append(t("outline.fallback_note", lang, parts=fallen))
     lines += [f"  {line}" for line in fallback_lines(outcome.provenance, lang)]
-    return [*lines, source_line(outcome.provenance, lang)]
+    details = detail_line(outcome.provenance, (), lang)
+    return [*lines, source_line(outcome.provenance, lang), f"  {details}"]
 
 
 def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
@@ -281,8 +291,8 @@ def _write_out(path: Path, text: str, lang: str) -> bool:
 
 def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
     """The draft as JSON for --report: type, status, route (null when the type has none), the
-    form's values used, each part's section, title, source, clause and failed gates, and the
-    findings."""
+    form's values used, each part's section, title, source, clause and failed gates, the parts'
+    counts, and the findings."""
     values = dict(outcome.rendered.values)
     route = outcome.context.route
     return {
@@ -300,6 +310,10 @@ def report(outcome: GenerationOutcome, doc: DocType) -> dict[str, Any]:
             }
             for o in outcome.provenance
         ],
+        # how many parts the model wrote, adapted, and how many fell back; complete_as_labelled:
+        # finished, and every part is what it says it is
+        "counts": outcome.counts.to_dict(),
+        "complete_as_labelled": outcome.as_labelled,
         "findings": list(outcome.findings),
     }
 

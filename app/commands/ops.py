@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from app.domain import Bilingual, describe
-from app.i18n import cli_text
+from app.i18n import both, cli_text
 
 
 def _err(said: Bilingual) -> int:
@@ -34,8 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "doctor",
         help=cli_text("cli.ops.doctor.help"),
     )
-    doc.add_argument("target", type=Path, help=cli_text("cli.ops.doctor.target"))
-    doc.add_argument("draft", type=Path, help=cli_text("cli.ops.doctor.draft"))
+    doc.add_argument("target", type=Path, nargs="?", help=cli_text("cli.ops.doctor.target"))
+    doc.add_argument("draft", type=Path, nargs="?", help=cli_text("cli.ops.doctor.draft"))
+    doc.add_argument("--endpoint", help=cli_text("cli.ops.doctor.endpoint"))
+    doc.add_argument("--remeasure", action="store_true", help=cli_text("cli.ops.doctor.remeasure"))
     doc.add_argument("--lang", choices=("zh", "en"), default="zh")
     _capacity_args(doc)
     doc.set_defaults(func=handle_doctor)
@@ -96,10 +98,31 @@ def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> st
     return format_plan(p, t_id, d_id, args.num_speculative_tokens)
 
 
+def handle_writing(args: argparse.Namespace) -> int:
+    """`lexspec doctor --endpoint NAME`: how well the endpoint adapts the clause library
+    (measured once, then cached per endpoint + model; --remeasure measures again)."""
+    from app.drafting.writing_mode import endpoint_measure, measure_line
+    from app.drafting.writing_quality import measure_endpoint
+    from app.llm.errors import LLMError
+
+    if args.remeasure or endpoint_measure(args.endpoint) is None:
+        print(cli_text("writing_quality.measuring", endpoint=args.endpoint), file=sys.stderr)
+    try:
+        found = measure_endpoint(args.endpoint, progress=_draw_progress, again=args.remeasure)
+    except (LLMError, ValueError, OSError) as exc:
+        return _err(describe(exc))
+    print(measure_line(found, args.lang))
+    return 0
+
+
 def handle_doctor(args: argparse.Namespace) -> int:
     from app.ops.capacity import CapacityError
     from app.ops.doctor import DoctorError, diagnose, format_report, load_tokenizer
 
+    if args.endpoint:
+        return handle_writing(args)
+    if args.target is None or args.draft is None:
+        return _err(both("cli.ops.doctor.needs_args"))
     try:
         report = diagnose(load_tokenizer(args.target), load_tokenizer(args.draft))
     except DoctorError as exc:

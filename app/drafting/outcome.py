@@ -16,7 +16,7 @@ from app.domain import (
     GuardMark,
     RenderedPrompt,
 )
-from app.outline.provenance import PartOrigin
+from app.outline.provenance import PartCounts, PartOrigin, part_counts
 from app.outline.run import PartResult, Phase
 
 if TYPE_CHECKING:
@@ -59,6 +59,16 @@ class GenerationOutcome:
     def findings(self) -> tuple[dict[str, object], ...]:
         """The final check's findings as the audit log keeps them."""
         return tuple(f.to_dict() for f in self.check.findings) if self.check else ()
+
+    @property
+    def counts(self) -> PartCounts:
+        """How many generated parts the model wrote, adapted, and how many fell back."""
+        return part_counts(self.provenance, self.parts)
+
+    @property
+    def as_labelled(self) -> bool:
+        """Finished, and every part is what it says it is (the only "生成完成")."""
+        return self.status == "complete" and self.counts.as_labelled
 
     @property
     def rendered(self) -> RenderedPrompt:

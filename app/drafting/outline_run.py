@@ -24,6 +24,7 @@ from app.outline.run import (
     drop_bad_sentences,
     open_part,
     part_budget,
+    part_messages,
 )
 
 
@@ -124,9 +125,18 @@ class OutlineRun(Run):
             self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
             yield self._update(got.text, Phase("streaming", step.index, steps, heading))
             return
-        tokens = self.client.count_tokens(self.plan.messages(step, self.writing))
+        # the earlier parts the model wrote and kept: a part that fell back is left out, so a
+        # clause it never generated is not computed again (its request is then not reused)
+        earlier = [
+            (s, self._settled[s.index])
+            for s in self.plan.steps
+            if s.index in self._settled and self._sources[s.index].source in ("adapted", "model")
+        ]
+        messages, tokens = part_messages(
+            self.client, self.plan, step, self.params, self.writing, earlier
+        )
         yield self._update("", Phase("prompt", step.index, steps, heading, tokens))
-        part = PartStream(open_part(self.client, self.plan, step, self.params, self.writing))
+        part = PartStream(open_part(self.client, messages, step, self.params))
         self._current = part
         self._prose[step.index] = ""
         shown = ""
@@ -163,7 +173,7 @@ class OutlineRun(Run):
             self.writing,
             facts,
             self.plan.system,
-            truncated=last.status == "truncated",
+            truncated=last.status == "truncated" or Guard.BUDGET_CUT_MID_SENTENCE in last.marks,
         )
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
@@ -175,8 +185,8 @@ class OutlineRun(Run):
         if got.fell_back:
             self._prose[index] = got.text
             marks = (Guard.NO_TEXT,) if got.source == "placeholder" else (Guard.FALLBACK,)
-            status = "complete" if last.status == "truncated" else last.status
-            self._parts[-1] = replace(last, status=status, marks=(*last.marks, *marks))
+            # a part its budget cut stays truncated: never "complete", whatever stands in for it
+            self._parts[-1] = replace(last, marks=(*last.marks, *marks))
         self._sources[index] = got
         self._settled[index] = self._prose[index]
 

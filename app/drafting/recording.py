@@ -185,4 +185,6 @@ def draft_notes(outcome: GenerationOutcome) -> dict[str, Any]:
         ]
     if outcome.provenance:  # where each part came from: app, clause, adapted, model, placeholder
         notes["provenance"] = [origin.to_dict() for origin in outcome.provenance]
+        # how many parts the model wrote, adapted, and how many fell back (absent in old rows)
+        notes["counts"] = outcome.counts.to_dict()
     return notes

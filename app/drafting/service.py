@@ -39,11 +39,11 @@ def start_draft(
 
 
 def endpoint_writing(endpoint_name: str) -> PartWriting:
-    """How the named endpoint writes outline parts (Settings: `writing`; default adapt)."""
-    from app.config import get_settings
+    """How the named endpoint writes outline parts: its `writing` setting, or where that is
+    `measured` (the default) what its cached measurement chooses (adapt before one exists)."""
+    from app.drafting.writing_mode import writing_choice
 
-    endpoint = get_settings().all_endpoints().get(endpoint_name)
-    return endpoint.writing if endpoint is not None else "adapt"
+    return writing_choice(endpoint_name)[0]
 
 
 def run_to_end(run: Run) -> GenerationOutcome:

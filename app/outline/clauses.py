@@ -57,6 +57,8 @@ class _Clause(BaseModel):
     approved_by: str | None = None  # firm clauses: the admin who approved it
     source: str | None = None  # firm clauses: where it came from (revision 12, import)
     signed_off: dt.date | None = None  # last reviewed against the statute texts of that day
+    # terms an adaptation must keep, beyond the derived ones (app/outline/fidelity.py)
+    must_keep: list[str] = Field(default_factory=list)
 
 
 class _ClauseFile(BaseModel):
@@ -88,6 +90,7 @@ class Clause:
     approved_by: str = ""
     source: str = ""
     signed_off: dt.date | None = None
+    must_keep: tuple[str, ...] = ()
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)
@@ -100,6 +103,7 @@ class ChosenClause:
     id: str
     version: str
     text: str
+    must_keep: tuple[str, ...] = ()  # the clause's declared terms (fidelity adds the derived)
 
 
 def _clause(raw: _Clause, origin: str) -> Clause:
@@ -116,6 +120,7 @@ def _clause(raw: _Clause, origin: str) -> Clause:
         approved_by=raw.approved_by or "",
         source=raw.source or "",
         signed_off=raw.signed_off,
+        must_keep=tuple(raw.must_keep),
     )
 
 

@@ -3,7 +3,9 @@ texts to the document: the app writes headings, numbering and deterministic part
 
 Every generated part is asked with the same two leading messages texts, the system prompt and
 the facts block, followed by the part's own instruction, so the server computes that shared
-prefix once per document and later parts reuse its KV cache.
+prefix once per document and later parts reuse its KV cache. In `adapt` a later part's chat is
+the conversation so far (each earlier part the model wrote and kept: its request and text), so
+its prompt extends the whole sequence of the part before it, clause included, and reuses it.
 """
 
 from __future__ import annotations
@@ -64,14 +66,32 @@ class OutlinePlan:
     steps: tuple[Step, ...]
     check_prefix: str = ""  # text the draft continues (follow-input): checked with it, not shown
 
-    def messages(self, step: Step, writing: str = "write") -> list[dict[str, str]]:
-        """The chat for a generated step: shared system + facts, then the part's instruction;
-        in `adapt` (with a clause) the instruction, then the clause to rewrite."""
-        ask = step.prompt
+    def ask(self, step: Step, writing: str = "write") -> str:
+        """A generated step's own request: its instruction; in `adapt` (with a clause) the
+        instruction, then the clause to rewrite."""
         if writing == "adapt" and step.clause is not None:
-            ask = ADAPT_ASK.format(clause=step.clause.text, prompt=step.prompt)
-        user = f"{self.facts}{PART_SEPARATOR}{ask}"
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+            return ADAPT_ASK.format(clause=step.clause.text, prompt=step.prompt)
+        return step.prompt
+
+    def messages(
+        self, step: Step, writing: str = "write", earlier: Sequence[tuple[Step, str]] = ()
+    ) -> list[dict[str, str]]:
+        """The chat for a generated step: shared system + facts, then the part's request.
+
+        `earlier`: the document's earlier generated parts with their final texts. Given, the
+        chat is one conversation, each earlier part a request and its answer, so the prompt of
+        a later part extends the whole sequence the server computed for the part before it
+        (its prefix cache holds that sequence: only the new request is computed)."""
+        chat = [{"role": "system", "content": self.system}]
+        for i, (before, text) in enumerate(earlier):
+            ask = self.ask(before, writing)
+            lead = f"{self.facts}{PART_SEPARATOR}" if i == 0 else ""
+            chat += [
+                {"role": "user", "content": lead + ask},
+                {"role": "assistant", "content": text},
+            ]
+        lead = "" if earlier else f"{self.facts}{PART_SEPARATOR}"
+        return [*chat, {"role": "user", "content": lead + self.ask(step, writing)}]
 
     def prompt_record(self) -> str:
         """The user prompt as logged: the facts block and each generated part's instruction."""
@@ -165,7 +185,7 @@ def _clause_for(
     text = render_clause(chosen, context)
     if text.startswith("!"):  # checked at load; a value that breaks it leaves the part bare
         return None
-    return ChosenClause(chosen.id, chosen.version, text)
+    return ChosenClause(chosen.id, chosen.version, text, chosen.must_keep)
 
 
 def parts_without_text(marks: Sequence[GuardMark]) -> int:

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.domain import Bilingual, PartSource, PartWriting
+from app.domain import Bilingual, Finding, PartSource, PartWriting
 from app.outline.compose import ADAPT_ASK, NO_TEXT, Step
+from app.outline.fidelity import faithful, must_keep, prose_form
 from app.outline.gates import GateFacts, gate_facts, gate_findings
 
 if TYPE_CHECKING:
@@ -92,10 +93,31 @@ def settle(
     """The model's prose if it passes every gate, else its fallback (naming the gates);
     `truncated`: the part's budget cut it."""
     source: PartSource = "adapted" if writing == "adapt" and step.clause else "model"
-    failed = gate_findings(prose, instruction(step, writing, system), facts, truncated=truncated)
+    failed = part_findings(prose, step, writing, facts, system, truncated=truncated)
     if failed:
         return fallback(step, tuple(dict.fromkeys(f.code for f in failed)))
     return Settled(prose, source)
+
+
+def part_findings(
+    prose: str,
+    step: Step,
+    writing: PartWriting,
+    facts: GateFacts,
+    system: str = "",
+    *,
+    truncated: bool = False,
+) -> tuple[Finding, ...]:
+    """Every gate a model-written part fails: the prose gates, the form gates, and for an
+    adapted part the fidelity gates against its clause as rendered with the facts."""
+    found = (
+        *gate_findings(prose, instruction(step, writing, system), facts, truncated=truncated),
+        *prose_form(prose, facts.known, step.clause.text if step.clause else ""),
+    )
+    if writing == "adapt" and step.clause is not None:
+        keep = must_keep(step.clause.text, step.clause.must_keep)
+        found = (*found, *faithful(prose, step.clause.text, keep))
+    return found
 
 
 def assembled(step: Step) -> Settled:
@@ -131,7 +153,8 @@ def origins(steps: Sequence[Step], settled: dict[int, Settled]) -> tuple[PartOri
 
 
 def fallback_lines(parts: Sequence[PartOrigin], lang: str) -> list[str]:
-    """One line per part that fell back: which part, to what, and which gates it failed."""
+    """One line per part that fell back, in a lawyer's words: which part, that the vetted
+    clause (or the to-write mark) stands in for it, and why (no clause ids, no codes)."""
     from app.i18n import t
     from app.validation.messages import MESSAGES
 
@@ -145,9 +168,9 @@ def fallback_lines(parts: Sequence[PartOrigin], lang: str) -> list[str]:
             else t("outline.no_usable_text", lang)
             for g in part.gates
         )
-        target = part.clause or t("outline.placeholder", lang)
         name = f"{part.label}{part.title}" or str(part.step + 1)
-        lines.append(t("outline.fell_back", lang, part=name, target=target, reasons=reasons))
+        key = "outline.fell_back" if part.source == "clause" else "outline.fell_back_placeholder"
+        lines.append(t(key, lang, part=name, reasons=reasons))
     return lines
 
 
@@ -177,13 +200,86 @@ def truncation_lines(
 
 
 def source_line(found: Sequence[PartOrigin], lang: str) -> str:
-    """The parts and their sources in one line: 一、基本情况 系统 · 四、是否需要申报 条款 x v1.0."""
+    """The parts and their sources in one line, in a lawyer's words: 一、基本情况 系统 ·
+    四、是否需要申报 由审定条款替代 (the clauses' ids are in `detail_line`)."""
     from app.i18n import t
 
     marks = []
     for o in found:
-        what = t(f"outline.source.{o.source}", lang)
-        if o.clause:
-            what += f" {o.clause} v{o.version}"
-        marks.append(f"{o.label or o.step + 1}{what}")
+        source = "fallback" if o.gates and o.source == "clause" else o.source
+        marks.append(f"{o.label or o.step + 1}{t(f'outline.source.{source}', lang)}")
     return t("outline.sources", lang, parts=" · ".join(marks))
+
+
+def detail_line(found: Sequence[PartOrigin], marks: Sequence[object], lang: str) -> str:
+    """For the details toggle: each clause's id and version, the gates' codes and the guards'
+    marks (part4:budget_trimmed), as the audit log records them."""
+    from app.i18n import t
+
+    clauses = [
+        f"{o.label or o.step + 1} {o.clause} v{o.version}"
+        + (f" [{', '.join(o.gates)}]" if o.gates else "")
+        for o in found
+        if o.clause
+    ]
+    return t(
+        "outline.details_line",
+        lang,
+        clauses="; ".join(clauses) or "—",
+        marks=", ".join(str(m) for m in marks) or "—",
+    )
+
+
+@dataclass(frozen=True)
+class PartCounts:
+    """How many of a draft's generated parts the model wrote, adapted, were assembled from
+    their clause, fell back (to the clause or the to-write mark) and were cut by a budget:
+    the honest status of the page, the CLI report and the audit record (params.draft.counts)."""
+
+    model: int = 0
+    adapted: int = 0
+    clause: int = 0
+    fell_back: int = 0
+    placeholder: int = 0
+    truncated: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.model + self.adapted + self.clause + self.fell_back + self.placeholder
+
+    @property
+    def as_labelled(self) -> bool:
+        """Every part is what it says: none fell back, none waits to be written, none was cut."""
+        return not (self.fell_back or self.placeholder or self.truncated)
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "model": self.model,
+            "adapted": self.adapted,
+            "clause": self.clause,
+            "fell_back": self.fell_back,
+            "placeholder": self.placeholder,
+            "truncated": self.truncated,
+        }
+
+
+def part_counts(found: Sequence[PartOrigin], parts: Sequence[PartResult] = ()) -> PartCounts:
+    """The counts of a draft's generated parts from its provenance and part results."""
+    generated = [o for o in found if o.source != "app"]
+    fell = [o for o in generated if o.gates]
+    kept = [o for o in generated if not o.gates]
+    return PartCounts(
+        model=sum(o.source == "model" for o in kept),
+        adapted=sum(o.source == "adapted" for o in kept),
+        clause=sum(o.source == "clause" for o in kept),
+        fell_back=sum(o.source == "clause" for o in fell),
+        placeholder=sum(o.source == "placeholder" for o in generated),
+        truncated=sum(p.status == "truncated" for p in parts),
+    )
+
+
+def counts_line(counts: PartCounts, lang: str) -> str:
+    """本稿 5 个正文部分：模型撰写 0，模型改写 2，采用审定条款 0，由审定条款替代 3，待补写 0。"""
+    from app.i18n import t
+
+    return t("outline.counts", lang, total=counts.total, **counts.to_dict())

@@ -177,6 +177,27 @@ class PartStream:
 
 
 def open_part(
-    client: LLMClient, plan: OutlinePlan, step: Step, base: GenerationParams, writing: PartWriting
+    client: LLMClient, messages: list[dict[str, str]], step: Step, base: GenerationParams
 ) -> ChatStream:
-    return client.stream_chat(plan.messages(step, writing), _budget_params(base, step))
+    return client.stream_chat(messages, _budget_params(base, step))
+
+
+def part_messages(
+    client: LLMClient,
+    plan: OutlinePlan,
+    step: Step,
+    base: GenerationParams,
+    writing: PartWriting,
+    earlier: Sequence[tuple[Step, str]],
+) -> tuple[list[dict[str, str]], int | None]:
+    """A part's chat and its prompt tokens: in `adapt`, one conversation with the earlier
+    parts (their prefix reused), unless that would not fit the model's context with the part's
+    budget; then (and in `write`) the part alone after the shared prefix."""
+    alone = plan.messages(step, writing)
+    if writing != "adapt" or not earlier:
+        return alone, client.count_tokens(alone)
+    chained = plan.messages(step, writing, earlier)
+    tokens, limit = client.count_tokens(chained), client.context_limit()
+    if tokens is not None and limit is not None and tokens + part_budget(base, step) > limit:
+        return alone, client.count_tokens(alone)
+    return chained, tokens

@@ -8,13 +8,28 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.drafting.service import endpoint_writing
+from app.drafting.writing_mode import measure_line, writing_choice
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
-from app.outline.provenance import fallback_lines, source_line, truncation_lines
+from app.outline.provenance import (
+    counts_line,
+    detail_line,
+    fallback_lines,
+    part_counts,
+    source_line,
+    truncation_lines,
+)
 from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
-from app.pages.ui_state import chosen_endpoint, lang, library, outline_problems, require_user, tr
+from app.pages.ui_state import (
+    chosen_endpoint,
+    lang,
+    library,
+    outline_problems,
+    require_user,
+    settings,
+    tr,
+)
 
 if TYPE_CHECKING:
     from app.prompts import DocType, FieldError, FieldSpec
@@ -184,15 +199,25 @@ def _show_parts(result: draft_run.DraftResult) -> None:
     """An outline draft's parts: the budget that cut one, why one fell back, and a small
     marker per part saying where it came from (app, clause, adapted, model, to write)."""
     if not result.provenance:
+        if result.marks:
+            with st.expander(tr("outline.details")):
+                st.caption(tr("outline.marks", marks=", ".join(str(m) for m in result.marks)))
         return
+    st.caption(counts_line(part_counts(result.provenance, result.parts), lang()))
     for line in truncation_lines(result.parts, result.provenance, lang()):
         st.caption(line)
     for line in fallback_lines(result.provenance, lang()):
         st.caption(line)
-    writing = tr(f"outline.writing_mode.{endpoint_writing(result.request.endpoint)}")
+    chosen, measured = writing_choice(result.request.endpoint)
+    writing = tr(f"outline.writing_mode.{chosen}")
     st.caption(
         f"{tr('outline.writing', writing=writing)} · {source_line(result.provenance, lang())}"
     )
+    endpoint = settings().all_endpoints().get(result.request.endpoint)
+    if endpoint is not None and endpoint.writing == "measured":  # why it writes so
+        st.caption(measure_line(measured, lang()))
+    with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
+        st.caption(detail_line(result.provenance, result.marks, lang()))
 
 
 def _show_result(doc_type: DocType, user_name: str) -> None:
@@ -216,6 +241,8 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.warning(tr("draft.stopped_note"))
     elif result.status == "truncated":
         st.warning(tr("outline.truncated_parts_note" if result.parts else "outline.truncated_note"))
+    elif not part_counts(result.provenance, result.parts).as_labelled:
+        st.warning(tr("outline.not_as_labelled"))
     elif not empty and not fallen:
         st.success(tr("draft.complete_note"))
     if empty:
@@ -223,8 +250,6 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     if fallen:
         st.warning(tr("outline.fallback_note", parts=fallen))
     _show_parts(result)
-    if result.marks:
-        st.caption(tr("outline.marks", marks=", ".join(str(m) for m in result.marks)))
     if result.thinking:
         st.caption(tr("outline.thinking", chars=len(result.thinking)))
     st.caption(tr("draft.result_caption", status=status_text, id=result.generation_id or "—"))

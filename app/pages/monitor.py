@@ -10,6 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from app.domain import describe
 from app.pages.ui_state import lang, require_user, settings, tr
 
 if TYPE_CHECKING:
@@ -142,9 +143,41 @@ def _audit_spool() -> None:
         st.error(tr("monitor.spool_quarantined", n=status.quarantined, path=status.quarantine_path))
 
 
+def _writing_quality() -> None:
+    """Each endpoint's measured writing quality (cached), and a button to measure it now, with
+    progress: the share of adapted parts passing the gates decides its writing mode."""
+    from app.drafting.writing_mode import endpoint_measure, measure_line
+    from app.drafting.writing_quality import measure_endpoint
+
+    for name in settings().all_endpoints():
+        found = endpoint_measure(name)
+        st.caption(f"{name}: {measure_line(found, lang())}")
+        label = "writing_quality.remeasure_button" if found else "writing_quality.measure_button"
+        if not st.button(tr(label), key=f"monitor.measure.{name}"):
+            continue
+        with st.status(tr("writing_quality.measuring", endpoint=name)) as status:
+            bar = st.progress(0.0)
+
+            def step(done: int, total: int, type_id: str, bar=bar) -> None:  # type: ignore[no-untyped-def]
+                bar.progress(
+                    done / max(total, 1),
+                    tr("writing_quality.progress", done=done, total=total, type=type_id),
+                )
+
+            try:
+                found = measure_endpoint(name, progress=step, again=True)
+            except Exception as exc:  # a failure is shown, never a traceback
+                status.update(state="error")
+                st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))
+                continue
+            status.update(state="complete")
+        st.success(measure_line(found, lang()))
+
+
 def render() -> None:
     require_user("admin")
     st.title(tr("monitor.title"))
     st.caption(tr("monitor.intro"))
     _audit_spool()
+    _writing_quality()
     _live()

@@ -139,6 +139,36 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "本部分写到篇幅上限时停在句中（“{tail}”）",
         "The part stopped mid-sentence at its token budget (“{tail}”)",
     ),
+    "prose.lost_term": (
+        "error",
+        "改写删去了审定条款中的引用或法律术语（“{term}”）",
+        "The rewrite dropped a citation or legal term of the vetted clause (“{term}”)",
+    ),
+    "prose.unfaithful": (
+        "error",
+        "改写偏离审定条款过远（与条款的相似度 {score}%，至少应为 {min}%）",
+        "The rewrite strays too far from the vetted clause (similarity {score}%, at least {min}%)",
+    ),
+    "prose.form_field": (
+        "error",
+        "本部分把表单栏目照抄成“栏目：内容”，而不是写成条款（“{found}”）",
+        "The part restates a form field as “label: value” instead of writing a clause (“{found}”)",
+    ),
+    "prose.unfinished": (
+        "error",
+        "本部分没有以完整的句子结束（“{tail}”）",
+        "The part does not end on a complete sentence (“{tail}”)",
+    ),
+    "prose.ellipsis": (
+        "error",
+        "本部分含省略号，内容不完整",
+        "The part contains an ellipsis: its content is incomplete",
+    ),
+    "prose.stray_chars": (
+        "error",
+        "本部分含法律文书不用的字符（“{found}”）",
+        "The part contains characters legal prose does not use (“{found}”)",
+    ),
 }
 
 

@@ -115,7 +115,11 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     _draft_filing_guide(page)
     sources = page.get_by_text(re.compile(r"各部分来源："))
     sources.first.wait_for()
-    assert re.search(rf"四、〔(条款|改写)〕 {re.escape(CLAUSE)} v1", sources.first.inner_text())
+    assert re.search(r"四、〔(条款|改写|由审定条款替代)〕", sources.first.inner_text())
+    page.get_by_text("详情（条款编号与生成防护记录）").first.click()  # the ids are behind it
+    details = page.get_by_text(re.compile(r"^条款："))
+    details.first.wait_for()
+    assert re.search(rf"四、 {re.escape(CLAUSE)} v1", details.first.inner_text())
 
 
 def test_the_app_log_has_no_warnings(running_app: RunningApp) -> None:

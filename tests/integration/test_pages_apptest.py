@@ -244,10 +244,12 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
     from tests.fakes import FakeClient
 
     doc = load_library(get_settings().prompts_dir).types["clause-continuation"]
-    client = FakeClient([], scripts=[["乙方应当及时通知甲方。"], ["以下是后续条款："]])
-    prepared = prepare(
-        doc, doc.example_values(), prompts_dir=get_settings().prompts_dir, client=client
-    )
+    values, prompts = doc.example_values(), get_settings().prompts_dir
+    plan = prepare(doc, values, prompts_dir=prompts, client=FakeClient([])).plan
+    assert plan is not None and plan.steps[0].clause is not None
+    faithful = plan.steps[0].clause.text.replace("应当", "应", 1)  # its clause, a word changed
+    client = FakeClient([], scripts=[[faithful], ["以下是后续条款："]])
+    prepared = prepare(doc, values, prompts_dir=prompts, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="embedded", writing="adapt"))
     request = DraftRequest(doc.id, "T", dict(prepared.prompt.values), prepared.params, "embedded")
     result = DraftResult(
@@ -264,14 +266,20 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)
     assert any("1 part(s) failed the prose checks" in w.value for w in at.warning)
+    assert not any(str(plan.steps[1].clause.id) in w.value for w in at.warning)
     captions = [c.value for c in at.caption]
-    assert any(
-        "8.4" in c and "lead-in" in c and "cont.dpa.return.entrusting" in c for c in captions
-    )
+    assert any("8.4" in c and "lead-in" in c and "vetted clause stands in" in c for c in captions)
+    assert any("adapted by the model 1" in c and "replaced by the vetted clause 1" in c
+               for c in captions)  # fmt: skip
     sources = next(c for c in captions if "Sources of the parts" in c)
-    assert "8.3[adapted] cont.dpa.incident.entrusting v2.0" in sources
-    assert "8.4[clause] cont.dpa.return.entrusting v2.0" in sources
+    assert "8.3[adapted]" in sources and "8.4[replaced by the vetted clause]" in sources
+    assert all(s.clause is None or s.clause.id not in sources for s in plan.steps)  # no ids ...
     assert "the model adapts the vetted clauses" in sources
+    details = next(c for c in captions if c.startswith("clauses:"))  # ... they are in Details
+    for label, step in zip(("8.3", "8.4"), plan.steps, strict=True):
+        assert step.clause is not None
+        assert f"{label} {step.clause.id} v{step.clause.version}" in details
+    assert "part2:fallback" in details
 
 
 STUDY_NAME = "STUDY-NAME speculative 512 vs plain 64"  # an admin's name that gives arms away

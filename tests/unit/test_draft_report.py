@@ -34,29 +34,45 @@ def _draft(library, scripts, finish="stop", max_tokens=None, **changes):  # type
     return doc, run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="adapt"))
 
 
+def _first_clause(library) -> str:  # type: ignore[no-untyped-def]
+    """The guide's first generated part's clause, rendered with the example's facts."""
+    doc = library.types[GUIDE]
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([]))
+    assert prepared.plan is not None
+    return next(s.clause.text for s in prepared.plan.steps if s.generated and s.clause)
+
+
 def test_a_fallen_back_part_is_reported_never_complete_without_a_word(library) -> None:  # type: ignore[no-untyped-def]
-    good = "贵公司应当申报数据出境安全评估。"
+    good = _first_clause(library).replace("已达到", "已经达到")  # a faithful adaptation
     echo = "请针对该公司最容易犯的上述错误，给出纠正建议。"
     doc, outcome = _draft(library, [[good], ["以下是要点："], [echo]])
-    assert outcome.status == "complete"
+    assert outcome.status == "complete" and not outcome.as_labelled
+    assert outcome.counts.adapted == 1 and outcome.counts.fell_back == 2
     lines = _summary(outcome, "zh")
     assert any("2 个部分的模型正文未通过文字检查" in ln for ln in lines)
-    assert any("guide.preparation.assessment" in ln and "引导语" in ln for ln in lines)
-    assert any("guide.corrections.assessment" in ln and "复述" in ln for ln in lines)
+    assert any("模型改写 1 个" in ln and "由审定条款替代 2 个" in ln for ln in lines)
+    assert any("引导语" in ln and "由审定条款替代" in ln for ln in lines)
+    assert any("复述" in ln and "由审定条款替代" in ln for ln in lines)
     sources = next(ln for ln in lines if ln.startswith("各部分来源："))
-    assert "一、〔系统〕" in sources and "四、〔改写〕 guide.why-route.individuals v1.0" in sources
+    assert "一、〔系统〕" in sources and "四、〔改写〕" in sources
+    assert "〔由审定条款替代〕" in sources and "guide." not in sources  # no ids for the lawyer
+    details = next(ln for ln in lines if "条款：" in ln)
+    assert "guide.why-route.individuals v1.0" in details
     data = report(outcome, doc)
     generated = [p for p in data["parts"] if p["source"] != "app"]
-    assert [(p["source"], p["gates"]) for p in generated] == [
+    assert [(p["source"], p["gates"][:1]) for p in generated] == [
         ("adapted", []),
         ("clause", ["prose.dangling_lead_in"]),
         ("clause", ["prose.instruction_echo"]),
     ]
+    assert "prose.unfaithful" in generated[2]["gates"]  # neither is the clause it stands for
     assert generated[1]["clause"] == "guide.preparation.assessment@1.0"
     assert (
         data["route"] == "security_assessment" and data["fields"]["individuals_count"] == "1200000"
     )
     assert data["status"] == "complete" and data["findings"] == []
+    assert data["counts"]["adapted"] == 1 and data["counts"]["fell_back"] == 2
+    assert data["complete_as_labelled"] is False
     assert {p["section"] for p in data["parts"]} == set(doc.required_sections)
     json.dumps(data, ensure_ascii=False)  # it is JSON
 

@@ -136,7 +136,7 @@ def test_every_part_shares_the_prefix(library) -> None:  # type: ignore[no-untyp
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。"])
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.mode == "outline" and outcome.status == "complete"
     assert len(client.requests) == 3
     systems = {r[0][0]["content"] for r in client.requests}
@@ -160,7 +160,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
     ] * 4
     client = FakeClient(looping)
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
     assert "part4:repetition_trimmed" in map(str, outcome.marks)
     assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
@@ -206,7 +206,7 @@ def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) ->
         client=client,
         mode=mode,  # type: ignore[arg-type]
     )
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert "合同法" not in outcome.text and "think" not in outcome.text
     assert "该公司需要申报。" in outcome.text
     assert "《中华人民共和国合同法》第一条" in outcome.thinking
@@ -243,7 +243,7 @@ def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[
         ["该公司需要申报。", "依据《中华人民共和国合同法》第五条办理。", "请尽快准备。"]
     )
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert "合同法" not in outcome.text
     assert "该公司需要申报。请尽快准备。" in outcome.text
     assert "sentences_removed:3" in map(str, outcome.marks)
@@ -255,7 +255,7 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
     values = {**doc.example_values(), "clause": "第十二条 服务\n（一）甲。\n（二）乙。"}
     client = FakeClient(["乙方应当按月提交服务报告。"])
     prepared = prepare(doc, values, prompts_dir=PROMPTS, client=client)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.splitlines()[0] == "（三） 乙方应当按月提交服务报告。"
     assert outcome.check is not None and outcome.check.findings == ()
 
@@ -310,9 +310,10 @@ def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[n
     ("writing", "scripts", "sources", "requests"),
     [
         ("assemble", [], ["clause", "clause"], 0),
-        # adapt: the model's rewrite kept; a part that echoes its instruction falls back
-        ("adapt", [["乙方应当及时通知甲方。"], ["请写续写的关于合同终止后数据的返还与删除的条款的正文。"]],
-         ["adapted", "clause"], 2),
+        # adapt: a faithful rewrite kept (<clause>: its clause, a word changed); a part that
+        # echoes its instruction falls back, and so does one that is not its clause
+        ("adapt", [["<clause>"], ["请写续写的关于合同终止后数据的返还与删除的条款的正文。"]], ["adapted", "clause"], 2),
+        ("adapt", [["乙方应当及时通知甲方。"], ["<clause>"]], ["clause", "adapted"], 2),
         ("write", [["乙方应当及时通知甲方。"], ["以下是后续条款："]], ["model", "clause"], 2),
     ],
 )  # fmt: skip
@@ -320,6 +321,11 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
     library, writing: str, scripts: list[list[str]], sources: list[str], requests: int
 ) -> None:
     doc = library.types["clause-continuation"]
+    plan = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([])).plan
+    own = [s.clause.text.replace("应当", "应", 1) for s in plan.steps if s.generated and s.clause]
+    scripts = [
+        [own[i] if c == "<clause>" else c for c in chunks] for i, chunks in enumerate(scripts)
+    ]
     client = FakeClient([], scripts=scripts)
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))

@@ -1,0 +1,82 @@
+"""How well an endpoint adapts the clause library, measured once and cached (`lexspec doctor
+--endpoint`, the Monitor page): every document type's example drafted with `adapt`; the share
+of adapted parts that pass the prose and fidelity gates decides the endpoint's writing mode
+(app/drafting/writing_mode.py), stated with speculation's acceptance and decode speed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.drafting.writing_mode import WritingMeasure, cached, save
+
+if TYPE_CHECKING:
+    from app.llm.client import OpenAIClient
+
+MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (the parts' own budgets are lower)
+Progress = Callable[[int, int, str], None]
+
+
+def measure(
+    client: OpenAIClient,
+    *,
+    prompts_dir: Path,
+    progress: Progress | None = None,
+    max_tokens: int = MEASURE_MAX_TOKENS,
+) -> WritingMeasure:
+    """Draft every type's example with `adapt` on this client's endpoint (temperature 0) and
+    count its adapted parts that passed; `progress(done, total, type)` after each type."""
+    from app.drafting.context import prepare
+    from app.drafting.service import run_to_end, start_draft
+    from app.prompts import load_library
+
+    library = load_library(prompts_dir)
+    types = [t for t in sorted(library.types) if (prompts_dir / t / "outline.yaml").is_file()]
+    total = WritingMeasure(client.base_url, client.model(), 0, 0)
+    for done, type_id in enumerate(types, 1):
+        doc = library.types[type_id]
+        params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
+        context = prepare(
+            doc,
+            doc.example_values(),
+            prompts_dir=prompts_dir,
+            client=client,
+            params=params,
+            mode="outline",
+        )
+        outcome = run_to_end(start_draft(context, client, endpoint_name="", writing="adapt"))
+        counts, stats = outcome.counts, outcome.stats
+        total = replace(
+            total,
+            parts=total.parts + counts.adapted + counts.fell_back,
+            passed=total.passed + counts.adapted,
+            draft_tokens=total.draft_tokens + (stats.draft_tokens or 0),
+            accepted_tokens=total.accepted_tokens + (stats.accepted_tokens or 0),
+            decode_tokens=total.decode_tokens + (stats.decode_tokens or 0),
+            decode_s=total.decode_s + (stats.decode_s or 0.0),
+        )
+        if progress is not None:
+            progress(done, len(types), type_id)
+    stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return replace(total, measured_at=stamp)
+
+
+def measure_endpoint(
+    name: str, *, progress: Progress | None = None, again: bool = False
+) -> WritingMeasure:
+    """The endpoint's measurement: the cached one for the model it serves, else measured now
+    and cached (`again`: measure even when cached). LLMError when it cannot be reached."""
+    from app.config import get_settings
+    from app.llm.client import make_client
+
+    settings = get_settings()
+    client = make_client(name, settings)
+    found = None if again else cached(client.base_url, client.model())
+    if found is None:
+        found = measure(client, prompts_dir=settings.prompts_dir, progress=progress)
+        save(found)
+    return found

@@ -1,0 +1,30 @@
+"""The writing-quality measurement on the real embedded server (SmolLM2-135M): every type's
+example adapted, the adapted parts counted, the result cached and followed (properties only:
+the model's words differ between machines)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.config import EndpointConfig
+from app.drafting.writing_mode import ADAPT_MIN_SHARE, cached, save
+from app.drafting.writing_quality import measure
+from app.llm.client import OpenAIClient
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+
+
+def test_an_endpoint_is_measured_on_the_types_own_clauses(
+    llm_base_url: str, tmp_path: Path
+) -> None:
+    client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=900)
+    seen: list[tuple[int, int, str]] = []
+    found = measure(client, prompts_dir=PROMPTS, max_tokens=24, progress=lambda *a: seen.append(a))
+    assert [done for done, _, _ in seen] == list(range(1, len(seen) + 1))  # progress per type
+    assert seen[-1][0] == seen[-1][1] == 4
+    assert found.parts > 0 and 0 <= found.passed <= found.parts
+    assert found.writing == ("adapt" if found.share >= ADAPT_MIN_SHARE else "assemble")
+    assert found.acceptance is None or 0 <= found.acceptance <= 1
+    assert found.model and found.measured_at
+    path = save(found, tmp_path / "measures.json")
+    assert cached(llm_base_url, found.model, path) == found
