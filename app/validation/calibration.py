@@ -25,7 +25,8 @@ import yaml
 
 from app.validation.catalogue import Catalogue
 from app.validation.citations import parse_citations
-from app.validation.content import DEFAULT, Thresholds, check_content
+from app.validation.content import check_content
+from app.validation.matching import DEFAULT, Thresholds
 from app.validation.texts import TextStore
 
 LABELS = (

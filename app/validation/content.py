@@ -12,12 +12,12 @@ import bisect
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
 from app.validation.in_force import check_in_force
-from app.validation.matching import bigrams, index_for
+from app.validation.matching import DEFAULT, Group, Thresholds, bigrams, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
 from app.validation.parts import opening, part_mismatch, part_out_of_range
@@ -29,30 +29,6 @@ SENTENCE_END = re.compile(r"[。！？；!?;\n]")
 JOINER = re.compile(
     r"^[\s\u3000、，,和及与或至以者到—－～~]*$"
 )  # between the articles of one chain
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When a claim counts and when another article fits it clearly better.
-
-    Chosen on tests/unit/validation_fixtures/citation_claims.yaml (bench/validation.py
-    --calibrate prints the grid); see docs/validation.md."""
-
-    min_claim: float = 6.0  # summed bigram weight below which the sentence claims nothing
-    min_grams: int = 6  # ... or fewer weighted bigrams than this (违约责任……处理: four)
-    margin: float = 0.25  # the better article must cover this much more of the claim
-    min_better: float = 0.5  # ... and at least this share of it
-
-
-DEFAULT = Thresholds()
-
-
-@dataclass(frozen=True)
-class Group:
-    """Citations of one statute read together (第十三条、第三十九条) and the claim they carry."""
-
-    members: tuple[Citation, ...]
-    claim: str
 
 
 def _article(n: int) -> str:

@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from app.domain import Citation
 from app.validation.texts import StatuteText
 
 # citation apparatus and drafting filler: never part of what a sentence claims
@@ -87,3 +88,27 @@ def _build(text: StatuteText) -> Index:
     }
     postings = {gram: tuple(numbers) for gram, numbers in seen.items()}
     return Index(grams, weight, postings)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a claim counts and when another article fits it clearly better.
+
+    Chosen on tests/unit/validation_fixtures/citation_claims.yaml (bench/validation.py
+    --calibrate prints the grid); see docs/validation.md."""
+
+    min_claim: float = 6.0  # summed bigram weight below which the sentence claims nothing
+    min_grams: int = 6  # ... or fewer weighted bigrams than this (违约责任……处理: four)
+    margin: float = 0.25  # the better article must cover this much more of the claim
+    min_better: float = 0.5  # ... and at least this share of it
+
+
+DEFAULT = Thresholds()
+
+
+@dataclass(frozen=True)
+class Group:
+    """Citations of one statute read together (第十三条、第三十九条) and the claim they carry."""
+
+    members: tuple[Citation, ...]
+    claim: str

@@ -17,7 +17,7 @@ from app.validation.numerals import int_to_chinese
 from app.validation.texts import Article, StatuteText
 
 if TYPE_CHECKING:
-    from app.validation.content import Group, Thresholds
+    from app.validation.matching import Group, Thresholds
 
 OPENING = 24  # characters of each article shown in a message
 MIN_ITEM_WEIGHT = 2.0  # what a claim must say beyond the lead-in for its 项 to be compared

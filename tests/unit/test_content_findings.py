@@ -12,7 +12,7 @@ import pytest
 from app.validation import check, load_catalogue
 from app.validation.calibration import CAPABILITIES, load_claims
 from app.validation.calibration import evaluate as evaluate_claims
-from app.validation.content import DEFAULT
+from app.validation.matching import DEFAULT
 from app.validation.messages import MESSAGES
 from app.validation.texts import load_texts
 
