@@ -173,13 +173,13 @@ def _logged(args: argparse.Namespace) -> tuple[DraftContext, str]:
 
 def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.drafting.checking import check
-    from app.validation import CatalogueError, default_catalogue
+    from app.drafting.checking import check, statute_catalogue
+    from app.validation import CatalogueError
 
     settings = get_settings()
     lang = settings.lang
     try:
-        default_catalogue()  # a broken firm statute file is reported, not replaced
+        statute_catalogue(settings)  # a broken firm statute file is reported, not replaced
         if args.generation is not None:
             context, text = _logged(args)
         elif args.file is None:

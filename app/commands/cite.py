@@ -44,14 +44,17 @@ def parse_date(value: str | None) -> dt.date:
 
 def handle(args: argparse.Namespace) -> int:
     from app.config import get_settings
-    from app.validation import CatalogueError, default_catalogue
+    from app.drafting.checking import statute_catalogue
+    from app.validation import CatalogueError
     from app.validation.lookup import CitationLookupError, lookup
     from app.validation.texts import StatuteTextError, load_texts
 
-    lang = get_settings().lang
+    settings = get_settings()
+    lang = settings.lang
     try:
         day = parse_date(args.date)
-        found = lookup(args.reference, catalogue=default_catalogue(), store=load_texts(), on=day)
+        catalogue = statute_catalogue(settings)
+        found = lookup(args.reference, catalogue=catalogue, store=load_texts(), on=day)
     except (InputError, CatalogueError, StatuteTextError, CitationLookupError) as exc:
         print(describe(exc).text(lang), file=sys.stderr)
         return 2

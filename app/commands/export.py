@@ -72,11 +72,10 @@ def _doc_type(type_id: str | None) -> DocType | None:
 def _checked(text: str, doc_type: DocType | None, day: dt.date) -> CheckResult:
     """The draft's checks (app.drafting.checking.check) under the type on `day`; a broken firm
     statute file is reported, not replaced."""
-    from app.drafting.checking import check
+    from app.drafting.checking import check, statute_catalogue
     from app.drafting.context import checking_context
-    from app.validation import default_catalogue
 
-    default_catalogue()
+    statute_catalogue()
     return check(checking_context(doc_type, {}, doc_date=day), text)
 
 

@@ -9,29 +9,50 @@ transfer's, and a continuation judged after the clause it continues.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from app.domain import CheckResult
 from app.drafting.context import DraftContext
 from app.validation import Catalogue
 
+if TYPE_CHECKING:
+    from app.config import Settings
+
+
+def statute_catalogue(settings: Settings | None = None) -> Catalogue:
+    """The app's statute catalogue: the built-in one with the configured firm file merged over
+    it (app.validation.configured_catalogue of `settings`, default the app's Settings; cached
+    by file and mtime, so it is built once). Raises CatalogueError for a broken firm file:
+    `lexspec check`, `lexspec cite` and `lexspec export --findings` report it."""
+    from app.config import get_settings
+    from app.validation import configured_catalogue
+
+    return configured_catalogue(settings if settings is not None else get_settings())
+
 
 def catalogue() -> Catalogue:
-    """The configured statute catalogue. A broken firm statute file must not interrupt a
-    lawyer's draft or its review: the built-in catalogue then stands in (`lexspec check` and
-    `lexspec export --findings` load it first with app.validation.default_catalogue, which
-    reports the file's error)."""
-    from app.validation import CatalogueError, default_catalogue, load_catalogue
+    """The catalogue a draft is checked with. A broken firm statute file must not interrupt a
+    lawyer's draft or its review: the built-in catalogue then stands in (the commands load
+    `statute_catalogue` first, which reports the file's error)."""
+    from app.validation import CatalogueError, load_catalogue
 
     try:
-        return default_catalogue()
+        return statute_catalogue()
     except CatalogueError:
         return load_catalogue(None)
 
 
+def check_date(context: DraftContext) -> dt.date:
+    """The date a draft's citations are checked on: the document's date, else today."""
+    return context.doc_date or dt.date.today()
+
+
 def check(context: DraftContext, text: str) -> CheckResult:
     """Findings and citations for `text` under `context`; spans are offsets into `text` (the
-    continuation prefix is read first, its own findings left out)."""
+    continuation prefix is read first, its own findings left out). The pure check
+    (app.validation.check) gets its catalogue (`catalogue()`) and date (`check_date`) here."""
     from app.route.facts import with_facts
     from app.validation import check as check_text
 
@@ -39,9 +60,9 @@ def check(context: DraftContext, text: str) -> CheckResult:
     full_text = prefix + text
     full = check_text(
         full_text,
-        required_sections=context.required_sections,
         catalogue=catalogue(),
-        doc_date=context.doc_date,
+        doc_date=check_date(context),
+        required_sections=context.required_sections,
     )
     full = with_facts(full, full_text, context.facts)
     if not prefix:

@@ -22,6 +22,7 @@ from jinja2 import TemplateError, meta
 
 from app.outline.clauses import Cite, Clause
 from app.outline.conditions import ConditionError, parse_condition
+from app.validation import Catalogue
 
 # a figure a lawyer must check against the article: a number with a unit of people or time
 FIGURE = re.compile(r"\d+(?:\.\d+)?\s*(?:万人|人|个工作日|个月|年|日)")
@@ -30,12 +31,14 @@ FIGURE = re.compile(r"\d+(?:\.\d+)?\s*(?:万人|人|个工作日|个月|年|日)
 @dataclass(frozen=True)
 class ClauseContext:
     """What a clause is checked against: the type's outline parts, facts, template data and
-    its example values (rendered, so the citation checks read real text)."""
+    its example values (rendered, so the citation checks read real text), and the statute
+    catalogue its citations are resolved in."""
 
     parts: frozenset[str]  # keys of the outline's generated parts (id, else title)
     facts: tuple[str, ...]  # facts `when:` may test
     render_context: Mapping[str, object]  # template data for the type's example values
     doc_date: dt.date
+    catalogue: Catalogue
 
 
 def refusal(clause: Clause, ctx: ClauseContext) -> str | None:
@@ -52,8 +55,8 @@ def refusal(clause: Clause, ctx: ClauseContext) -> str | None:
         return rendered[1:]
     return (
         _cites_held(clause.cites, ctx.doc_date)
-        or _citations_declared(rendered, clause.cites)
-        or _citation_findings(rendered, ctx.doc_date)
+        or _citations_declared(rendered, clause.cites, ctx.catalogue)
+        or _citation_findings(rendered, ctx)
         or _figures_in_articles(clause.text, clause.cites, ctx.doc_date)
     )
 
@@ -98,11 +101,10 @@ def _cites_held(cites: Iterable[Cite], day: dt.date) -> str | None:
     return None
 
 
-def _citations_declared(text: str, cites: tuple[Cite, ...]) -> str | None:
-    from app.validation import default_catalogue
+def _citations_declared(text: str, cites: tuple[Cite, ...], catalogue: Catalogue) -> str | None:
     from app.validation.citations import parse_citations
 
-    found, _ = parse_citations(text, default_catalogue())
+    found, _ = parse_citations(text, catalogue)
     cited = {(c.statute, c.article) for c in found if c.article is not None}
     declared = {(c.statute, c.article) for c in cites}
     if extra := cited - declared:
@@ -114,10 +116,10 @@ def _citations_declared(text: str, cites: tuple[Cite, ...]) -> str | None:
     return None
 
 
-def _citation_findings(text: str, day: dt.date) -> str | None:
+def _citation_findings(text: str, ctx: ClauseContext) -> str | None:
     from app.validation import check
 
-    for f in check(text, doc_date=day).findings:
+    for f in check(text, catalogue=ctx.catalogue, doc_date=ctx.doc_date).findings:
         if f.code.startswith("citation."):
             return f"{f.code}: {f.message_en}"
     return None

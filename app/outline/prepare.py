@@ -85,12 +85,17 @@ def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision
 
 
 def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> ClauseContext:
-    """What the type's clauses are checked against, for these (validated example) values."""
+    """What the type's clauses are checked against, for these (validated example) values, with
+    the configured statute catalogue (a broken firm statute file raises CatalogueError)."""
+    from app.config import get_settings
+    from app.validation import configured_catalogue
+
     return ClauseContext(
         parts=frozenset(p.key for p in outline.parts() if p.generated),
         facts=outline_facts(outline, doc_type),
         render_context=template_context(outline, doc_type, values, example_route(doc_type, values)),
         doc_date=doc_type.document_date(values) or dt.date.today(),
+        catalogue=configured_catalogue(get_settings()),
     )
 
 
@@ -104,9 +109,10 @@ def checked_clauses(
     checked once per outline, clause file and type version."""
     key = (doc_type.id, outline.hash, doc_type.template_hash)
     if key not in _CHECKED:
-        ctx = clause_context(outline, doc_type, values)
         accepted, refused = [], list(outline.clause_errors)
+        ctx: ClauseContext | None = None  # built (its catalogue read) at the first clause
         for clause in outline.clauses:
+            ctx = ctx or clause_context(outline, doc_type, values)
             reason = refusal(clause, ctx)
             if reason is None:
                 accepted.append(clause)

@@ -70,7 +70,12 @@ def show_findings(
 ) -> None:
     """The findings panel: severity, message in the UI language, suggestion; a citation
     finding opens to the cited article and the suggested one; then every citation's article,
-    in the version in force on `on` (the document's date; default today)."""
+    in the version in force on `on` (the document's date; default today), found in the
+    catalogue the draft is checked with."""
+    from app.drafting.checking import catalogue
+
+    day = on or dt.date.today()
+    statutes = catalogue()
     box = (target or st).container()
     if not findings:
         box.success(tr("findings.none"))
@@ -82,12 +87,12 @@ def show_findings(
         if f.suggestion:
             line += f"  \n↳ {tr('findings.suggestion')}: {f.suggestion}"
         box.markdown(line)
-        suggested = suggested_view(f.code, f.suggestion, on)
+        suggested = suggested_view(f.code, f.suggestion, day, catalogue=statutes)
         if suggested is not None:
             cited = next((c for c in citations if c.start <= f.start < c.end), None)
-            _article(box, citation_view(cited, on) if cited else None, tr("citations.cited"))
+            _article(box, citation_view(cited, day) if cited else None, tr("citations.cited"))
             _article(box, suggested, tr("citations.suggested"))
-    show_citations(citations, box, on)
+    show_citations(citations, box, day)
 
 
 def show_citations(
@@ -95,10 +100,12 @@ def show_citations(
     target: st.delta_generator.DeltaGenerator | None = None,
     on: dt.date | None = None,
 ) -> None:
-    """Each resolved citation, once, opening to its article's text, version and source."""
+    """Each resolved citation, once, opening to its article's text, version and source (the
+    version in force on `on`; default today)."""
+    day = on or dt.date.today()
     views: dict[tuple[str, int], ArticleView] = {}
     for citation in citations:
-        found = citation_view(citation, on)
+        found = citation_view(citation, day)
         if found is not None:
             views.setdefault((found.statute, found.article.number), found)
     if not views:

@@ -172,10 +172,10 @@ class Candidate:
 
 def declared_cites(text: str) -> tuple[dict[str, Any], ...]:
     """The articles a text cites, as a clause's `cites` (statute, article, 款, 项)."""
-    from app.validation import default_catalogue
+    from app.drafting.checking import statute_catalogue
     from app.validation.citations import parse_citations
 
-    found, _ = parse_citations(text, default_catalogue())
+    found, _ = parse_citations(text, statute_catalogue())
     cites: dict[tuple[str, int], dict[str, Any]] = {}
     for c in found:
         if c.statute is None or c.article is None:

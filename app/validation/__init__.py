@@ -4,7 +4,7 @@ from app.validation.catalogue import (
     Catalogue,
     CatalogueError,
     Statute,
-    default_catalogue,
+    configured_catalogue,
     load_catalogue,
 )
 from app.validation.checker import check, line_col, line_cols
@@ -14,7 +14,7 @@ __all__ = [
     "CatalogueError",
     "Statute",
     "check",
-    "default_catalogue",
+    "configured_catalogue",
     "line_col",
     "line_cols",
     "load_catalogue",

@@ -8,12 +8,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from rapidfuzz import fuzz, process
 
 from app.domain import BilingualError
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 BUILTIN_FILE = Path(__file__).with_name("statutes.yaml")
 PRC_PREFIX = "中华人民共和国"
@@ -226,8 +229,8 @@ def load_catalogue(extra_file: Path | str | None = None) -> Catalogue:
     return _load(str(path), mtime)
 
 
-def default_catalogue() -> Catalogue:
-    """The catalogue the app uses: built-in, plus Settings.statutes_file when one is configured."""
-    from app.config import get_settings
-
-    return load_catalogue(get_settings().statutes_file)
+def configured_catalogue(settings: Settings) -> Catalogue:
+    """The catalogue these Settings configure: built-in, plus `settings.statutes_file` when one
+    is set (cached by file and mtime). The one place Settings become a catalogue; the caller
+    hands the Settings in (app.drafting.checking.statute_catalogue for the app's own)."""
+    return load_catalogue(settings.statutes_file)

@@ -1,4 +1,4 @@
-"""The one entry point: check a draft (whole or still streaming) and return frozen findings."""
+"""The pure check of a text (whole or still streaming) against a catalogue on a date: frozen findings."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from app.domain import CheckResult
-from app.validation.catalogue import Catalogue, default_catalogue
+from app.validation.catalogue import Catalogue
 from app.validation.citations import parse_citations
 from app.validation.content import check_content
 from app.validation.numbering import check_numbering
@@ -19,26 +19,23 @@ from app.validation.texts import TextStore, load_texts
 def check(
     text: str,
     *,
+    catalogue: Catalogue,
+    doc_date: dt.date,
     required_sections: Sequence[str] = (),
-    catalogue: Catalogue | None = None,
-    doc_date: dt.date | None = None,
     texts: TextStore | None = None,
 ) -> CheckResult:
     """Citations, numbering and required sections of `text`; findings sorted by position.
 
-    `doc_date` is the document's date (the form's date field where the type has one): the
-    statute versions in force on it are the ones citations are checked against; default today.
-    Pure apart from loading the (cached) catalogue and statute texts when none are given.
-    Offsets are indices into `text` as a Python str (code points)."""
-    catalogue = catalogue if catalogue is not None else default_catalogue()
+    A pure function of its arguments: `catalogue` is the statute catalogue citations are
+    resolved in, `doc_date` the document's date (the statute versions in force on it are the
+    ones citations are checked against), `texts` the statute texts (None: the built-in texts
+    shipped with the app, loaded once). Nothing here reads Settings or the clock: a draft's
+    check goes through app.drafting.checking.check, which supplies them from the draft's
+    context. Offsets are indices into `text` as a Python str (code points)."""
     store = texts if texts is not None else load_texts()
     citations, findings = parse_citations(text, catalogue)
     content, citations = check_content(
-        text,
-        citations,
-        catalogue=catalogue,
-        store=store,
-        doc_date=doc_date or dt.date.today(),
+        text, citations, catalogue=catalogue, store=store, doc_date=doc_date
     )
     findings.extend(content)
     findings.extend(check_numbering(text))

@@ -155,28 +155,28 @@ def cited_articles(
 SHOWS_SUGGESTED = ("citation.content_mismatch", "citation.renumbered", "citation.superseded")
 
 
-def citation_view(citation: Citation, on: dt.date | None = None) -> ArticleView | None:
-    """The article a resolved citation points at, from the built-in store (None: not held)."""
+def citation_view(citation: Citation, on: dt.date) -> ArticleView | None:
+    """The article a resolved citation points at on `on`, from the built-in store (None: not
+    held)."""
     from app.validation.texts import load_texts
 
     if not citation.statute or citation.article is None:
         return None
-    day = on or dt.date.today()
     return view(
-        citation.statute, citation.article, load_texts(), day, citation.paragraph, citation.item
+        citation.statute, citation.article, load_texts(), on, citation.paragraph, citation.item
     )
 
 
-def suggested_view(code: str, suggestion: str, on: dt.date | None = None) -> ArticleView | None:
-    """For a mismatch or renumbering finding, the article it suggests instead (else None)."""
-    from app.validation.catalogue import default_catalogue
+def suggested_view(
+    code: str, suggestion: str, on: dt.date, *, catalogue: Catalogue
+) -> ArticleView | None:
+    """For a mismatch or renumbering finding, the article it suggests instead on `on`, found in
+    `catalogue` (else None)."""
     from app.validation.texts import load_texts
 
     if code not in SHOWS_SUGGESTED or not suggestion:
         return None
     try:
-        return lookup(
-            suggestion, catalogue=default_catalogue(), store=load_texts(), on=on or dt.date.today()
-        )
+        return lookup(suggestion, catalogue=catalogue, store=load_texts(), on=on)
     except CitationLookupError:
         return None

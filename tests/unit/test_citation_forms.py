@@ -4,12 +4,15 @@ contract clause headings (第X条 at the start of a line) told apart from citati
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from app.validation import check, load_catalogue
 from app.validation.citations import parse_citations
 
 CATALOGUE = load_catalogue()
+TODAY = dt.date.today()  # the day these checks are run on
 OOR = "citation.article_out_of_range"
 REPEALED = "citation.repealed"
 GAP, DUP, ORDER = "numbering.gap", "numbering.duplicate", "numbering.out_of_order"
@@ -145,7 +148,7 @@ CASES: list[tuple[str, list[Cited], list[tuple[str, str]]]] = [
 
 @pytest.mark.parametrize(("text", "cited", "found"), CASES)
 def test_citation_forms(text: str, cited: list[Cited], found: list[tuple[str, str]]) -> None:
-    result = check(text, catalogue=CATALOGUE)
+    result = check(text, catalogue=CATALOGUE, doc_date=TODAY)
     got_cited = [(c.statute, c.article, c.paragraph, c.item) for c in result.citations]
     got_found = [(f.code, text[f.start : f.end]) for f in result.findings]
     assert got_cited == cited
@@ -175,7 +178,9 @@ def test_bare_name_citation_starts_at_the_name() -> None:
 
 
 def test_gap_in_clause_headings_suggests_the_expected_heading() -> None:
-    (gap,) = check("第一条 定义\n第二条 保密\n第四条 违约", catalogue=CATALOGUE).findings
+    (gap,) = check(
+        "第一条 定义\n第二条 保密\n第四条 违约", catalogue=CATALOGUE, doc_date=TODAY
+    ).findings
     assert gap.suggestion == "第三条" and gap.severity == "error"
-    (gap,) = check("第1条 定义\n第3条 保密", catalogue=CATALOGUE).findings
+    (gap,) = check("第1条 定义\n第3条 保密", catalogue=CATALOGUE, doc_date=TODAY).findings
     assert gap.suggestion == "第2条"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from app.validation import check, load_catalogue
@@ -9,6 +11,7 @@ from app.validation.catalogue import CatalogueError
 from app.validation.citations import parse_citations
 
 CATALOGUE = load_catalogue()
+TODAY = dt.date.today()  # the day these checks are run on
 OOR = "citation.article_out_of_range"
 REPEALED = "citation.repealed"
 UNKNOWN = "citation.unknown_statute"
@@ -108,7 +111,7 @@ CASES: list[tuple[str, list[tuple[str, str]]]] = [
 
 @pytest.mark.parametrize(("text", "expected"), CASES)
 def test_citation_findings(text: str, expected: list[tuple[str, str]]) -> None:
-    result = check(text, catalogue=CATALOGUE)
+    result = check(text, catalogue=CATALOGUE, doc_date=TODAY)
     got = [(f.code, text[f.start : f.end]) for f in result.findings]
     assert sorted(got) == sorted(expected)
 
@@ -117,7 +120,7 @@ def test_citation_findings(text: str, expected: list[tuple[str, str]]) -> None:
     "text", ["合同第五条", "本协议第三条", "本指南第三部分", "附件一第二条", "《申报书》第二条"]
 )
 def test_non_statute_references_produce_no_citation(text: str) -> None:
-    assert check(text, catalogue=CATALOGUE).citations == ()
+    assert check(text, catalogue=CATALOGUE, doc_date=TODAY).citations == ()
 
 
 def _fields(text: str) -> list[tuple[str, str | None, int | None, int | None, int | None, str]]:
@@ -137,7 +140,7 @@ def test_citation_fields_for_chains() -> None:
 
 def test_citation_offsets_match_raw_text() -> None:
     text = "一、依据《数据出境安全评估办法》第四条至第六条，以及《合同法》第十条。"
-    for citation in check(text, catalogue=CATALOGUE).citations:
+    for citation in check(text, catalogue=CATALOGUE, doc_date=TODAY).citations:
         assert text[citation.start : citation.end] == citation.raw
 
 
@@ -155,8 +158,8 @@ def test_citation_statuses() -> None:
 
 def test_amended_cybersecurity_law_has_81_articles() -> None:
     """The 2025 amendment (in force 2026-01-01) renumbered the law to 81 articles."""
-    assert check("《网络安全法》第八十一条", catalogue=CATALOGUE).findings == ()
-    (finding,) = check("《网络安全法》第八十二条", catalogue=CATALOGUE).findings
+    assert check("《网络安全法》第八十一条", catalogue=CATALOGUE, doc_date=TODAY).findings == ()
+    (finding,) = check("《网络安全法》第八十二条", catalogue=CATALOGUE, doc_date=TODAY).findings
     assert finding.code == OOR and "81" in finding.message_en
 
 
@@ -166,26 +169,28 @@ def test_unverified_counts_are_never_out_of_range(tmp_path) -> None:  # type: ig
         "statutes:\n  - name: 网络安全审查办法\n    articles: null\n", encoding="utf-8"
     )
     firm = load_catalogue(extra)
-    result = check("《网络安全审查办法》第九百条", catalogue=firm)
+    result = check("《网络安全审查办法》第九百条", catalogue=firm, doc_date=TODAY)
     assert result.findings == ()
     assert [c.status for c in result.citations] == ["unverified"]
 
 
 def test_anaphor_without_prior_statute_is_ignored() -> None:
-    assert check("本法第三条", catalogue=CATALOGUE).citations == ()
+    assert check("本法第三条", catalogue=CATALOGUE, doc_date=TODAY).citations == ()
 
 
 def test_messages_and_suggestions() -> None:
-    result = check("《个人信息出境标准合同办法》第十五条；《合同法》", catalogue=CATALOGUE)
+    result = check(
+        "《个人信息出境标准合同办法》第十五条；《合同法》", catalogue=CATALOGUE, doc_date=TODAY
+    )
     out_of_range, repealed = result.findings
     assert out_of_range.severity == "error" and "13" in out_of_range.message_zh
     assert "13 articles" in out_of_range.message_en
     assert out_of_range.suggestion == "第一条至第十三条"
     assert repealed.severity == "error" and repealed.suggestion == "《中华人民共和国民法典》"
     assert "2021-01-01" in repealed.message_en
-    unknown = check("《网络安全审查办法》", catalogue=CATALOGUE).findings[0]
+    unknown = check("《网络安全审查办法》", catalogue=CATALOGUE, doc_date=TODAY).findings[0]
     assert unknown.severity == "warning" and "《中华人民共和国网络安全法》" in unknown.suggestion
-    variant = check("《个人信息保护条例》", catalogue=CATALOGUE).findings[0]
+    variant = check("《个人信息保护条例》", catalogue=CATALOGUE, doc_date=TODAY).findings[0]
     assert (
         variant.severity == "warning" and variant.suggestion == "《中华人民共和国个人信息保护法》"
     )
@@ -219,7 +224,10 @@ def test_firm_catalogue_merges_over_builtin(tmp_path) -> None:  # type: ignore[n
     )
     firm = load_catalogue(extra)
     text = "《网络安全审查办法》第二十四条；《出境认证办法》第二十条；《数据安全法》第五十六条"
-    got = [(f.code, text[f.start : f.end]) for f in check(text, catalogue=firm).findings]
+    got = [
+        (f.code, text[f.start : f.end])
+        for f in check(text, catalogue=firm, doc_date=TODAY).findings
+    ]
     assert got == [(OOR, "第二十四条"), (OOR, "第二十条"), (OOR, "第五十六条")]
     assert firm.resolve("个人信息出境认证办法").issuer  # built-in fields kept under the override
 

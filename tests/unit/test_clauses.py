@@ -21,6 +21,7 @@ from app.outline.compose import assemble
 from app.outline.conditions import ConditionError, condition_facts, parse_condition
 from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values
+from app.validation import load_catalogue
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 FACTS: dict[str, object] = {
@@ -130,6 +131,7 @@ CTX = ClauseContext(
     facts=("route", "company_name"),
     render_context={"company_name": "甲公司", "route": None},
     doc_date=dt.date(2025, 3, 1),
+    catalogue=load_catalogue(),
 )
 SCC, CBDF, SAM = "个人信息出境标准合同办法", "促进和规范数据跨境流动规定", "数据出境安全评估办法"
 

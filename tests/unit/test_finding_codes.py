@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from app.domain import FINDING_CODES, SEVERITIES, Finding
 from app.prompts import load_library
-from app.validation import check
+from app.validation import check, load_catalogue
 from app.validation.messages import MESSAGES
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
@@ -26,7 +27,8 @@ def test_the_facts_codes_are_declared() -> None:
 
 
 def test_from_dict_reads_back_what_to_dict_wrote() -> None:
-    result = check("一、甲\n三、乙\n依据《中华人民共和国合同法》第五十二条。")
+    text = "一、甲\n三、乙\n依据《中华人民共和国合同法》第五十二条。"
+    result = check(text, catalogue=load_catalogue(), doc_date=dt.date.today())
     assert result.findings
     for f in result.findings:
         assert Finding.from_dict(f.to_dict()) == f

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from app.validation import check, load_catalogue
@@ -9,6 +11,7 @@ from app.validation.numbering import check_numbering, iter_markers
 from app.validation.numerals import int_to_chinese
 
 CATALOGUE = load_catalogue()
+TODAY = dt.date.today()  # the day these checks are run on
 GAP, DUP, ORDER, MIXED = (
     "numbering.gap",
     "numbering.duplicate",
@@ -75,7 +78,7 @@ CASES: list[tuple[str, list[tuple[str, str]]]] = [
 
 @pytest.mark.parametrize(("text", "expected"), CASES)
 def test_numbering_findings(text: str, expected: list[tuple[str, str]]) -> None:
-    result = check(text, catalogue=CATALOGUE)
+    result = check(text, catalogue=CATALOGUE, doc_date=TODAY)
     got = [(f.code, text[f.start : f.end]) for f in result.findings]
     assert sorted(got) == sorted(expected)
 

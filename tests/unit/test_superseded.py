@@ -148,9 +148,12 @@ def test_a_malformed_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_findings_panel_opens_the_prevailing_article_and_a_suggested_part() -> None:
-    view = suggested_view("citation.superseded", f"{CBDF}第九条", LATE)
+    view = suggested_view("citation.superseded", f"{CBDF}第九条", LATE, catalogue=CATALOGUE)
     assert view is not None and "结果有效期为3年" in view.text
     part = suggested_view(
-        "citation.content_mismatch", "《中华人民共和国个人信息保护法》第十三条第一款第二项", LATE
+        "citation.content_mismatch",
+        "《中华人民共和国个人信息保护法》第十三条第一款第二项",
+        LATE,
+        catalogue=CATALOGUE,
     )
     assert part is not None and part.text.startswith("（二）为订立、履行个人作为一方当事人的合同")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from app.domain import CheckResult
 from app.validation import check, load_catalogue
 
 CATALOGUE = load_catalogue()
+TODAY = dt.date.today()  # the day these checks are run on
 FIXTURES = Path(__file__).parent / "validation_fixtures"
 SECTIONS = ("【适用情形】", "【材料清单】", "【常见错误】")
 MISSING, ORDER = "structure.missing_section", "structure.section_order"
@@ -31,20 +33,22 @@ STRUCTURE_CASES: list[tuple[str, list[tuple[str, str]]]] = [
 
 @pytest.mark.parametrize(("text", "expected"), STRUCTURE_CASES)
 def test_structure_findings(text: str, expected: list[tuple[str, str]]) -> None:
-    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE)
+    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY)
     got = [(f.code, text[f.start : f.end]) for f in result.findings]
     assert sorted(got) == sorted(expected)
 
 
 def test_missing_section_is_anchored_where_it_belongs() -> None:
     text = "【适用情形】\n一、a\n【常见错误】\n一、b"
-    (missing,) = check(text, required_sections=SECTIONS, catalogue=CATALOGUE).findings
+    (missing,) = check(
+        text, required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY
+    ).findings
     assert missing.start == text.index("【常见错误】") and missing.suggestion == "【材料清单】"
     assert "【材料清单】" in missing.message_zh and "missing" in missing.message_en
 
 
 def test_no_required_sections_means_no_structure_findings() -> None:
-    assert check("随便写点什么", catalogue=CATALOGUE) == CheckResult()
+    assert check("随便写点什么", catalogue=CATALOGUE, doc_date=TODAY) == CheckResult()
 
 
 def _read(name: str) -> str:
@@ -54,7 +58,7 @@ def _read(name: str) -> str:
 def test_correct_filing_guide_has_no_findings() -> None:
     text = _read("guide_ok.md")
     assert len(text) > 1700
-    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE)
+    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY)
     assert result.findings == ()
     assert len(result.citations) >= 20
     assert {c.status for c in result.citations} == {"ok"}
@@ -63,7 +67,7 @@ def test_correct_filing_guide_has_no_findings() -> None:
 
 def test_flawed_filing_guide_yields_exactly_the_expected_findings() -> None:
     text = _read("guide_flawed.md")
-    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE)
+    result = check(text, required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY)
     got = [(f.code, f.severity, text[f.start : f.end]) for f in result.findings]
     assert got == [
         ("citation.article_out_of_range", "error", "第十五条"),
@@ -86,7 +90,7 @@ def test_streamed_prefixes_never_raise_and_only_report_real_problems() -> None:
     sections not yet written, and never a citation problem from a half-written title."""
     text = _read("guide_ok.md")
     for end in range(0, len(text) + 1, 3):
-        result = check(text[:end], required_sections=SECTIONS, catalogue=CATALOGUE)
+        result = check(text[:end], required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY)
         codes = {f.code for f in result.findings}
         assert codes <= {MISSING}, (end, result.findings)
 
@@ -94,24 +98,29 @@ def test_streamed_prefixes_never_raise_and_only_report_real_problems() -> None:
 def test_streamed_prefixes_of_the_flawed_guide_report_nothing_spurious() -> None:
     """Every finding on a prefix (bar sections not yet written) is one the whole text has."""
     text = _read("guide_flawed.md")
-    final = {(f.code, f.start, f.end) for f in check(text, catalogue=CATALOGUE).findings}
+    final = {
+        (f.code, f.start, f.end) for f in check(text, catalogue=CATALOGUE, doc_date=TODAY).findings
+    }
     for end in range(0, len(text) + 1, 2):
         partial = {
-            (f.code, f.start, f.end) for f in check(text[:end], catalogue=CATALOGUE).findings
+            (f.code, f.start, f.end)
+            for f in check(text[:end], catalogue=CATALOGUE, doc_date=TODAY).findings
         }
         assert partial <= final, (end, partial - final)
 
 
 def test_findings_are_sorted_and_frozen() -> None:
-    result = check(_read("guide_flawed.md"), required_sections=SECTIONS, catalogue=CATALOGUE)
+    result = check(
+        _read("guide_flawed.md"), required_sections=SECTIONS, catalogue=CATALOGUE, doc_date=TODAY
+    )
     starts = [f.start for f in result.findings]
     assert starts == sorted(starts)
     with pytest.raises(AttributeError):
         result.findings[0].code = "x"  # type: ignore[misc]
 
 
-def test_default_catalogue_is_used_and_cached() -> None:
-    from app.validation import default_catalogue
+def test_statute_catalogue_is_used_and_cached() -> None:
+    from app.drafting.checking import statute_catalogue
 
-    assert default_catalogue() is default_catalogue()
-    assert check("《合同法》").has_errors
+    assert statute_catalogue() is statute_catalogue()
+    assert check("《合同法》", catalogue=statute_catalogue(), doc_date=TODAY).has_errors
