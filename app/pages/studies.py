@@ -162,10 +162,10 @@ def _create_form(actor: User) -> None:
 
 def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
     """Create the study (after the A/A check), with a clear message on any refusal."""
-    from app.studies import arms as study_arms
+    from app.studies import arms
     from app.studies import service as studies
 
-    if study_arms.arms_identical(spec) and not same_ok:
+    if arms.arms_identical(spec) and not same_ok:
         st.warning(tr("study_page.same_arms"))
         return
     try:

@@ -374,7 +374,7 @@ def latest_preferences(study_id: int, *, session: Session) -> list[Preference]:
 
 
 def scored_drafts(study: Study, verdicts: Sequence[Verdict]) -> list[ScoredDraft]:
-    """Verdicts on real drafts reduced for review_stats: arms keyed by label, cases by their
+    """Verdicts on real drafts reduced for app.studies.stats: arms keyed by label, cases by their
     1-based number. Verdicts on gold items are left out (they measure the reviewer)."""
     labels = {a.id: a.label for a in study.arms}
     case_no = {c.id: str(c.position + 1) for c in study.cases}
