@@ -1,1 +1,1 @@
-"""Record-keeping: audit log, users, blind review studies. Never imports streamlit."""
+"""Record-keeping: audit log, users, the hash chain, its store and spool. Never imports streamlit."""

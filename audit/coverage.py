@@ -25,11 +25,11 @@ from typing import Any, cast
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
+from app.studies.tables import StudyPreferenceRow, StudyVerdictRow
 from audit import chain
 from audit.clause_models import FirmClauseRow
 from audit.domain import Bilingual, BilingualError, ChainFault
 from audit.models import Event, User
-from audit.review_models import StudyPreferenceRow, StudyVerdictRow
 
 COVERED: dict[str, Table] = {
     cast(Table, model.__table__).name: cast(Table, model.__table__)

@@ -36,7 +36,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # every module that declares tables on audit.models.Base (a missing one is skipped)
 MODEL_MODULES = (
     "audit.models",
-    "audit.review_models",
+    "app.studies.tables",
     "audit.revision_models",
     "audit.clause_models",
 )

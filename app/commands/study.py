@@ -23,9 +23,9 @@ from app.i18n import cli_text
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from app.review.studies import GenerationProgress
+    from app.studies.domain import StudySpec
+    from app.studies.service import GenerationProgress
     from audit.domain import User
-    from audit.review_domain import StudySpec
 
 SPEC_EXAMPLE = """name: n-gram vs plain
 doc_type: clause-continuation
@@ -104,7 +104,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         from sqlalchemy.exc import OperationalError
 
         from app.accounts import PermissionDenied
-        from audit.review_domain import ReviewError
+        from app.studies.domain import ReviewError
 
         try:
             return handler(args)
@@ -125,7 +125,7 @@ def load_spec(path: Path) -> StudySpec:
     """A StudySpec from YAML; ReviewError with both languages when the file is malformed."""
     import yaml
 
-    from audit.review_domain import ArmSpec, ReviewError, StudySpec
+    from app.studies.domain import ArmSpec, ReviewError, StudySpec
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -149,7 +149,7 @@ def _revisions(path: Path) -> tuple[list[int], str] | None:
     """`revisions: [ids]` and `revision_label:` of a study built from saved revisions."""
     import yaml
 
-    from audit.review_domain import ReviewError
+    from app.studies.domain import ReviewError
 
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not data.get("revisions"):
@@ -166,8 +166,8 @@ def _revisions(path: Path) -> tuple[list[int], str] | None:
 def cmd_create(args: argparse.Namespace) -> int:
     from app.config import get_settings
     from app.database import session_scope
-    from app.review import studies
-    from app.review.study_revisions import create_from_revisions
+    from app.studies import service as studies
+    from app.studies.revisions import create_from_revisions
 
     spec = load_spec(args.spec)
     from_revisions = _revisions(args.spec)
@@ -192,8 +192,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     """Cases needed for a design (--arms, --reviewers, the default spread); with --study ID
     (and --as an admin), that study's arms and reviewers and the spread observed so far."""
     from app.config import get_settings
-    from app.review import studies
-    from app.review.study_plan import plan_cases
+    from app.studies import service as studies
+    from app.studies.power import plan_cases
 
     settings = get_settings()
     if args.study is None:
@@ -232,7 +232,7 @@ def _bar(p: GenerationProgress) -> None:
 def cmd_generate(args: argparse.Namespace) -> int:
     from app.config import get_settings
     from app.database import get_session_factory
-    from app.review import studies
+    from app.studies import service as studies
 
     with get_session_factory()() as session:
         actor = _actor(args, session)
@@ -260,7 +260,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_progress(args: argparse.Namespace) -> int:
     from app.database import session_scope
-    from app.review import studies
+    from app.studies import service as studies
 
     with session_scope() as session:
         p = studies.study_progress(args.study_id, session=session, actor=_actor(args, session))
@@ -277,7 +277,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 def cmd_unblind(args: argparse.Namespace) -> int:
     from app.database import session_scope
-    from app.review import studies
+    from app.studies import service as studies
 
     with session_scope() as session:
         study = studies.unblind_early(
@@ -290,7 +290,8 @@ def cmd_unblind(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from app.config import get_settings
     from app.database import session_scope
-    from app.review import studies, study_report
+    from app.studies import report as study_report
+    from app.studies import service as studies
 
     lang = args.lang or get_settings().lang
     with session_scope() as session:

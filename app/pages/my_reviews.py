@@ -18,12 +18,12 @@ from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
-    from audit.review_domain import BlindPair, BlindVerdict
+    from app.studies.domain import BlindPair, BlindVerdict
 
 
 def _rows(reviewer: User) -> list[dict[str, object]]:
     """One row per draft this reviewer has scored, in their studies and queue order."""
-    from app.review import studies
+    from app.studies import service as studies
 
     rows: list[dict[str, object]] = []
     with db_session() as session:

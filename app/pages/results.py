@@ -15,13 +15,13 @@ from app.domain import describe
 from app.pages.ui_state import db_session, lang, require_user, tr
 
 if TYPE_CHECKING:
-    from app.review.study_report import StudyReport
+    from app.studies.report import StudyReport
 
 
 def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
     """Mean per arm and dimension with its 95% CI; the axis widens to show every interval whole.
     None when no mean is in yet."""
-    from app.review.study_report import REPORT_DIMENSIONS, SCALE, text
+    from app.studies.report import REPORT_DIMENSIONS, SCALE, text
 
     rows = [
         {
@@ -66,7 +66,7 @@ def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
 
 
 def _report(report: StudyReport) -> None:
-    from app.review.study_report import (
+    from app.studies.report import (
         caution_lines,
         early_unblinding_line,
         quality_lines,
@@ -112,8 +112,8 @@ def _report(report: StudyReport) -> None:
 
 
 def render() -> None:
-    from app.review import studies
-    from audit.review_domain import ResultsLocked
+    from app.studies import service as studies
+    from app.studies.domain import ResultsLocked
 
     user = require_user("admin")
     st.title(tr("results.title"))

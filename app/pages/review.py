@@ -16,14 +16,14 @@ from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
-    from audit.review_domain import BlindDraft, BlindPair, ReviewerStudy
+    from app.studies.domain import BlindDraft, BlindPair, ReviewerStudy
 
 DIMENSIONS = ("citation", "structure", "terminology")
 
 
 def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: User) -> None:
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
 
     previous = draft.verdict
     if previous is not None:
@@ -60,8 +60,8 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
 
 
 def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
-    from app.review import studies
-    from audit.review_design import CHOICES
+    from app.studies import service as studies
+    from app.studies.design import CHOICES
 
     previous = pair.preference
     ui_lang = lang()  # bound now: format_func may be called outside the script run
@@ -93,7 +93,7 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
 
 
 def _pair(study_id: int, pair: BlindPair, reviewer: User, design: str) -> None:
-    from audit.review_design import asks_preference, asks_scores
+    from app.studies.design import asks_preference, asks_scores
 
     st.subheader(tr("review.case", position=pair.position, total=pair.total))
     doc_type = library().types.get(pair.doc_type)
@@ -114,7 +114,7 @@ def _pair(study_id: int, pair: BlindPair, reviewer: User, design: str) -> None:
 
 def _open(pair: BlindPair, design: str) -> bool:
     """Does this pair still wait for a judgement the design asks for?"""
-    from audit.review_design import asks_preference, asks_scores
+    from app.studies.design import asks_preference, asks_scores
 
     unscored = asks_scores(design) and any(d.verdict is None for d in pair.drafts)
     return unscored or (asks_preference(design) and pair.preference is None)
@@ -129,7 +129,7 @@ def study_label(study: ReviewerStudy) -> str:
 
 def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
-    from app.review import studies
+    from app.studies import service as studies
 
     with db_session() as session:
         mine = studies.reviewer_studies(session=session, actor=reviewer)

@@ -22,17 +22,17 @@ from app.pages.ui_state import (
     settings,
     tr,
 )
+from app.studies.design import DESIGNS
+from app.studies.domain import ArmSpec, StudySpec
 from audit.domain import User
-from audit.review_design import DESIGNS
-from audit.review_domain import ArmSpec, StudySpec
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.elements.lib.column_types import ColumnConfig
 
     from app.prompts import DocType
-    from app.review.studies import GenerationProgress
-    from audit.review_domain import Study, StudyItem, StudyProgress
+    from app.studies.domain import Study, StudyItem, StudyProgress
+    from app.studies.service import GenerationProgress
 
 DEFAULT_TYPE = "cross-border-filing-guide"
 
@@ -46,7 +46,7 @@ def _reviewer_names() -> list[str]:
 
 def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> ArmSpec:
     """One arm's drafting configuration: endpoint, mode, temperature, max tokens (the keys of
-    app.review.study_arms.ARM_KEYS; speculation is recorded from each generation, not set here)."""
+    app.studies.arms.ARM_KEYS; speculation is recorded from each generation, not set here)."""
     from app.domain import DRAFT_MODES
 
     names = list(settings().all_endpoints())
@@ -162,9 +162,10 @@ def _create_form(actor: User) -> None:
 
 def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
     """Create the study (after the A/A check), with a clear message on any refusal."""
-    from app.review import studies, study_arms
+    from app.studies import arms
+    from app.studies import service as studies
 
-    if study_arms.arms_identical(spec) and not same_ok:
+    if arms.arms_identical(spec) and not same_ok:
         st.warning(tr("study_page.same_arms"))
         return
     try:
@@ -179,7 +180,7 @@ def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
 def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
     """How many cases are needed to detect a chosen difference (80% power, α = 0.05): with
     the default spread before verdicts are in, the observed one after."""
-    from app.review import studies
+    from app.studies import service as studies
 
     with st.expander(tr("studies.plan_title"), expanded=study_id is None):
         key = f"study.plan.{study_id or 'new'}"
@@ -210,7 +211,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
 def _configs(actor: User, study: Study) -> None:
     """What produced each draft, as stored with it (endpoint, model, mode, sampling, the
     speculation the endpoint reported); gold items are marked."""
-    from app.review import studies
+    from app.studies import service as studies
 
     with db_session() as session:
         items = studies.list_items(study.id, session=session, actor=actor)
@@ -241,7 +242,7 @@ def _config_row(case: int, arm: str, item: StudyItem) -> dict[str, object]:
 
 
 def _generate(actor: User, study_id: int) -> None:
-    from app.review import studies
+    from app.studies import service as studies
 
     bar = st.progress(0.0, text=tr("studies.generating", done=0, total="…"))
 
@@ -264,7 +265,7 @@ def _generate(actor: User, study_id: int) -> None:
 
 
 def _progress(actor: User, study: Study) -> StudyProgress:
-    from app.review import studies
+    from app.studies import service as studies
 
     with db_session() as session:
         progress = studies.study_progress(study.id, session=session, actor=actor)
@@ -286,7 +287,7 @@ def _progress(actor: User, study: Study) -> StudyProgress:
 
 
 def _unblind(actor: User, study: Study) -> None:
-    from app.review import studies
+    from app.studies import service as studies
 
     if study.unblinded_at is not None:
         st.info(
@@ -316,7 +317,7 @@ def _unblind(actor: User, study: Study) -> None:
 
 
 def _existing(actor: User) -> None:
-    from app.review import studies
+    from app.studies import service as studies
 
     with db_session() as session:
         everything = studies.list_studies(session=session, actor=actor)

@@ -1,1 +1,1 @@
-"""Blind review studies: arms, plans, gold items, reports, and approving precedents."""
+"""Approving drafts and the firm's clauses (precedents); blind review studies are app.studies."""

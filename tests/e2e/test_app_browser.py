@@ -207,13 +207,13 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
 
 
 def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
-    """A one-case study drafted by both arms through app.review.studies (tiny max_tokens), asking
+    """A one-case study drafted by both arms through app.studies.service (tiny max_tokens), asking
     for scores and a preference."""
     from app import database
     from app.config import get_settings
     from app.prompts import load_library
-    from app.review import studies
-    from audit.review_domain import ArmSpec, StudySpec
+    from app.studies import service as studies
+    from app.studies.domain import ArmSpec, StudySpec
 
     for key in ("LEXSPEC_DATA_DIR", "LEXSPEC_DATABASE_URL", "LEXSPEC_LLM_BASE_URL"):
         monkeypatch.setenv(key, app.env[key])

@@ -132,8 +132,8 @@ def test_results_of_a_tiny_study_say_it_is_too_small(
 ) -> None:
     from app import database
     from app.config import get_settings
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
 
     add_user(running_app, "boss", "admin")
     add_user(running_app, "rita", "reviewer")

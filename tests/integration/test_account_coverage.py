@@ -15,7 +15,8 @@ from argon2 import PasswordHasher
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from audit import review_blind, store, users
+from app.studies import blinding as review_blind
+from audit import store, users
 from audit.db import make_engine, make_session_factory, migrate
 from audit.domain import ChainFault
 from tests.integration.test_review_store import _generated_study, _verdict

@@ -288,9 +288,9 @@ STUDY_NAME = "STUDY-NAME speculative 512 vs plain 64"  # an admin's name that gi
 def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     """An admin's study with one case, both drafts already written (no LLM needed)."""
     from app.prompts import load_library
-    from app.review import studies
-    from audit import review
-    from audit.review_domain import ArmSpec, StudySpec
+    from app.studies import service as studies
+    from app.studies import store as review
+    from app.studies.domain import ArmSpec, StudySpec
 
     make_user("boss", "admin")
     settings = get_settings()
@@ -367,8 +367,8 @@ def _users_page() -> None:
 
 
 def test_results_are_locked_until_every_verdict_is_in(app_env: Path) -> None:
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
 
     make_user("rita", "reviewer")
     study_id, _ = make_study("rita")

@@ -91,8 +91,8 @@ def test_study_grid_has_labels_select_cells_and_warns_on_identical_arms(app_env:
 
 def test_a_bad_case_is_called_a_case_not_a_group(app_env: Path) -> None:  # noqa: F811
     from app.config import get_settings
-    from app.review import studies
-    from audit.review_domain import ArmSpec, ReviewError, StudySpec
+    from app.studies import service as studies
+    from app.studies.domain import ArmSpec, ReviewError, StudySpec
 
     make_user("boss", "admin")
     arms = (ArmSpec("a", "embedded", {"max_tokens": 16}), ArmSpec("b", "embedded"))
@@ -119,8 +119,8 @@ def _results_page() -> None:
 
 
 def test_results_with_two_pairs_say_the_sample_is_too_small(app_env: Path) -> None:  # noqa: F811
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
     from audit.users import get_user
 
     make_user("rita", "reviewer")
@@ -151,8 +151,8 @@ def _my_reviews_page() -> None:
 
 
 def test_reviewer_history_lists_own_verdicts_without_arms(app_env: Path) -> None:  # noqa: F811
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
 
     reviewer = make_user("rita", "reviewer")
     study_id, _ = make_study("rita")

@@ -45,10 +45,10 @@ def _results_page() -> None:
 def _study(design: str, gold: int, n_cases: int = 1) -> int:
     """Three arms, every draft written (gold items seeded as generation would), no LLM."""
     from app.prompts import load_library
-    from app.review import studies
-    from app.review.gold import seed_gold
-    from audit import review
-    from audit.review_domain import ArmSpec, StudySpec
+    from app.studies import service as studies
+    from app.studies import store as review
+    from app.studies.domain import ArmSpec, StudySpec
+    from app.studies.gold import seed_gold
 
     make_user("boss", "admin")
     doc = load_library(get_settings().prompts_dir).types["cross-border-filing-guide"]
@@ -80,7 +80,7 @@ def _study(design: str, gold: int, n_cases: int = 1) -> int:
 
 
 def test_admin_plans_and_creates_a_three_arm_preference_study() -> None:
-    from audit import review
+    from app.studies import store as review
 
     boss = make_user("boss", "admin")
     make_user("rita", "reviewer")
@@ -154,8 +154,8 @@ def test_reviewer_records_a_preference() -> None:
 
 
 def test_results_rank_the_arms_and_flag_a_reviewer_who_misses_gold() -> None:
-    from app.review import studies
-    from audit.review_domain import VerdictInput
+    from app.studies import service as studies
+    from app.studies.domain import VerdictInput
 
     make_user("rita", "reviewer")
     study_id = _study("both", 1, n_cases=2)

@@ -11,18 +11,19 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from audit import review, review_blind
-from audit.db import current_revision
-from audit.models import Event, User
-from audit.review_design import plan_queue
-from audit.review_domain import (
+from app.studies import blinding as review_blind
+from app.studies import store as review
+from app.studies.design import plan_queue
+from app.studies.domain import (
     ArmSpec,
     NotAssigned,
     ReviewError,
     StudySpec,
     VerdictInput,
 )
-from audit.review_models import StudyAssignmentRow, StudyReviewerRow, StudyVerdictRow
+from app.studies.tables import StudyAssignmentRow, StudyReviewerRow, StudyVerdictRow
+from audit.db import current_revision
+from audit.models import Event, User
 
 pytestmark = pytest.mark.integration
 

@@ -18,9 +18,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.accounts import PermissionDenied
 from app.config import EndpointConfig, Settings
 from app.prompts import load_library
-from app.review import studies, study_report
+from app.studies import report as study_report
+from app.studies import service as studies
+from app.studies.domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
 from audit.models import Generation, User
-from audit.review_domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
 from tests.conftest import acting
 
 pytestmark = [pytest.mark.integration, pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)]
@@ -61,7 +62,7 @@ def _spec(settings: Settings) -> StudySpec:
 
 
 def _items(factory: sessionmaker[Session], study_id: int) -> dict[int, Any]:
-    from audit.review import list_items
+    from app.studies.store import list_items
 
     with factory() as session:
         return {i.id: i for i in list_items(study_id, session=session)}
@@ -410,7 +411,7 @@ def test_gold_items_are_seeded_from_the_generated_drafts_and_resume(
 ) -> None:
     """No server needed: the real drafts are stored as generated, so generate_items only
     derives the gold items (one per reviewer), deterministically and once."""
-    from audit import review
+    from app.studies import store as review
 
     factory, settings = db_session_factory, _offline_settings(tmp_path)
     _users(factory)
@@ -462,8 +463,9 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
     """Cases from saved revisions; their texts are the first arm, complete at creation; the
     gold items are seeded from them by generate_items (no server needed for those)."""
     from app.drafting import revisions
-    from app.review.study_revisions import create_from_revisions
-    from audit import review, store
+    from app.studies import store as review
+    from app.studies.revisions import create_from_revisions
+    from audit import store
     from tests.integration.test_audit_store import make_record
 
     factory, settings = db_session_factory, _offline_settings(tmp_path)

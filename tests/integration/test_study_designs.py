@@ -13,12 +13,14 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.review.gold import seed_gold
-from app.review.study_report import build_report, paired_overall, summary_rows
-from audit import review, review_blind, store
+from app.studies import blinding as review_blind
+from app.studies import store as review
+from app.studies.domain import ArmSpec, ReviewError, StudySpec, VerdictInput
+from app.studies.gold import seed_gold
+from app.studies.report import build_report, paired_overall, summary_rows
+from app.studies.tables import StudyArmRow, StudyPreferenceRow
+from audit import store
 from audit.models import User
-from audit.review_domain import ArmSpec, ReviewError, StudySpec, VerdictInput
-from audit.review_models import StudyArmRow, StudyPreferenceRow
 
 pytestmark = pytest.mark.integration
 

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from audit import review_domain as rd
-from audit.review_design import plan_queue
-from audit.review_domain import (
+from app.studies import domain as rd
+from app.studies.design import plan_queue
+from app.studies.domain import (
     BlindDraft,
     BlindPair,
     BlindVerdict,

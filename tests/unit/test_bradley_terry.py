@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from audit.review_stats import Comparison, bradley_terry
+from app.studies.stats import Comparison, bradley_terry
 
 Z = float(norm.ppf(0.975))
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from app.review.gold import SEEDERS, seed_error, seed_gold
-from audit.review_design import GOLD_KINDS
-from audit.review_stats import CatchRate, GoldVerdict, catch_rates, caught
+from app.studies.design import GOLD_KINDS
+from app.studies.gold import SEEDERS, seed_error, seed_gold
+from app.studies.stats import CatchRate, GoldVerdict, catch_rates, caught
 
 DRAFT = """一、适用情形
 依据《数据出境安全评估办法》第四条，本公司拟向境外提供 120000 人的个人信息。

@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # Lowest first. A module may import modules of its own layer or of a lower one. An entry names
 # a package (and so every module in it) or a top-level module.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("audit",),  # the record: models, store, chain, studies' statistics; knows nothing of app
+    # the record: models, store, chain, spool; and the studies' tables, which the chain covers
+    # (audit.coverage digests verdicts and preferences), so they sit with the record
+    ("audit", "app.studies.tables"),
     ("app.domain", "app.i18n"),  # shared types and bilingual text
     ("app.serving",),  # the embedded model server, self-contained (Settings derive from it)
     ("app.config",),  # the one Settings
@@ -27,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.prompts",),  # document types and rendering
     ("app.outline", "app.ops"),  # outline drafting parts; operator tools around a server
     ("app.drafting",),  # the draft: prepare, run, check, record, revise
-    ("app.review",),  # blind review studies and approvals, built on drafts
+    ("app.review", "app.studies"),  # approving precedents; blind review studies, built on drafts
     ("app.commands", "app.pages"),  # the command line's and the browser's faces
     ("app.cli", "app.main"),  # entry points
 )

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from audit.review_design import arm_pairs, gold_places, plan_queue
+from app.studies.design import arm_pairs, gold_places, plan_queue
 
 
 def _original_two_arm_plan(case_ids: list[int], seed: int) -> list[tuple[int, int, bool]]:

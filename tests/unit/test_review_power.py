@@ -6,8 +6,14 @@ import math
 
 import pytest
 
-from app.review.study_plan import MIN_OBSERVED, plan_cases, spread
-from audit.review_power import paired_t_pairs, paired_t_power, wilcoxon_pairs
+from app.studies.power import (
+    MIN_OBSERVED,
+    paired_t_pairs,
+    paired_t_power,
+    plan_cases,
+    spread,
+    wilcoxon_pairs,
+)
 
 
 # Paired t-test, two-sided α = 0.05, power 0.80: the sample sizes G*Power and Cohen's tables

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.review_stats import (
+from app.studies.stats import (
     ScoredDraft,
     agreement,
     average_ranks,

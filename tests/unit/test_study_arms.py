@@ -1,12 +1,12 @@
-"""An arm's configuration is an open, validated set of keys (app.review.study_arms.ARM_KEYS)."""
+"""An arm's configuration is an open, validated set of keys (app.studies.arms.ARM_KEYS)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.domain import Bilingual, GenerationParams
-from app.review.study_arms import ARM_KEYS, ArmKey, arm_params, arms_identical, clean_params
-from audit.review_domain import ArmSpec, ReviewError, StudySpec
+from app.studies.arms import ARM_KEYS, ArmKey, arm_params, arms_identical, clean_params
+from app.studies.domain import ArmSpec, ReviewError, StudySpec
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_bad_configurations_name_the_key_in_both_languages(params: dict, named: 
 
 def test_a_new_key_is_one_registry_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """How the clause library's part_mode will be added: one ArmKey in ARM_KEYS."""
-    from app.review.study_arms import _choice
+    from app.studies.arms import _choice
 
     with pytest.raises(ReviewError):
         clean_params({"part_mode": "adapt"})

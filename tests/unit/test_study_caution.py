@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.domain import Bilingual
-from app.review.study_report import MIN_PAIRS, REPORT_DIMENSIONS, StudyReport, caution_lines
-from audit import review_stats as rs
+from app.studies import stats as rs
+from app.studies.report import MIN_PAIRS, REPORT_DIMENSIONS, StudyReport, caution_lines
 
 
 def report(pairs: int, scores_a: list[float], scores_b: list[float]) -> StudyReport:

@@ -18,16 +18,14 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from audit.coverage import covers
-from audit.models import User
-from audit.review_design import (
+from app.studies.design import (
     CHOICES,
     Choice,
     asks_preference,
     asks_scores,
     typed_design,
 )
-from audit.review_domain import (
+from app.studies.domain import (
     BlindDraft,
     BlindPair,
     BlindPreference,
@@ -39,7 +37,7 @@ from audit.review_domain import (
     present_text,
     validate_verdict,
 )
-from audit.review_models import (
+from app.studies.tables import (
     StudyAssignmentRow,
     StudyCaseRow,
     StudyItemRow,
@@ -48,6 +46,8 @@ from audit.review_models import (
     StudyRow,
     StudyVerdictRow,
 )
+from audit.coverage import covers
+from audit.models import User
 from audit.store import append_event
 
 RETRIES = 3

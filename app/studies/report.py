@@ -21,10 +21,9 @@ from typing import TYPE_CHECKING
 
 from app.domain import Bilingual
 from app.i18n import t
-from audit import review_stats as rs
-from audit.review import scored_drafts
-from audit.review_design import GOLD_KINDS, arm_pairs
-from audit.review_domain import (
+from app.studies import stats as rs
+from app.studies.design import GOLD_KINDS, arm_pairs
+from app.studies.domain import (
     DIMENSION_LABELS,
     DIMENSIONS,
     Preference,
@@ -32,6 +31,7 @@ from audit.review_domain import (
     StudyProgress,
     Verdict,
 )
+from app.studies.store import scored_drafts
 
 if TYPE_CHECKING:
     from app.config import Settings

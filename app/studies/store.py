@@ -1,7 +1,7 @@
 """Store functions of blind review studies (admin side). Session keyword-only; frozen
 domain objects out; nothing commits (the caller's unit of work does, as in audit.store).
 
-The reviewer side (blinded queue, verdicts) is audit.review_blind.
+The reviewer side (blinded queue, verdicts) is app.studies.blinding.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from audit.models import User
-from audit.review_blind import judgement_counts, latest_preference_rows, latest_verdict_rows
-from audit.review_design import GOLD_KINDS, Choice, gold_places, plan_queue, typed_design
-from audit.review_domain import (
+from app.studies.blinding import judgement_counts, latest_preference_rows, latest_verdict_rows
+from app.studies.design import GOLD_KINDS, Choice, gold_places, plan_queue, typed_design
+from app.studies.domain import (
     DIMENSIONS,
     Arm,
     ItemStatus,
@@ -32,7 +31,8 @@ from audit.review_domain import (
     Verdict,
     validate_spec,
 )
-from audit.review_models import (
+from app.studies.stats import ScoredDraft
+from app.studies.tables import (
     StudyArmRow,
     StudyAssignmentRow,
     StudyCaseRow,
@@ -40,7 +40,7 @@ from audit.review_models import (
     StudyReviewerRow,
     StudyRow,
 )
-from audit.review_stats import ScoredDraft
+from audit.models import User
 
 REVIEWER_ROLE = "reviewer"
 
@@ -374,7 +374,7 @@ def latest_preferences(study_id: int, *, session: Session) -> list[Preference]:
 
 
 def scored_drafts(study: Study, verdicts: Sequence[Verdict]) -> list[ScoredDraft]:
-    """Verdicts on real drafts reduced for review_stats: arms keyed by label, cases by their
+    """Verdicts on real drafts reduced for app.studies.stats: arms keyed by label, cases by their
     1-based number. Verdicts on gold items are left out (they measure the reviewer)."""
     labels = {a.id: a.label for a in study.arms}
     case_no = {c.id: str(c.position + 1) for c in study.cases}

@@ -1,6 +1,6 @@
 """A study from the firm's own saved revisions: each revision is a case (its generation's form
 values) whose first arm is the text the lawyer saved; the other arms draft the same case.
-Gold items (seeded errors, app.review.gold) are derived from these drafts like any others, so a
+Gold items (seeded errors, app.studies.gold) are derived from these drafts like any others, so a
 firm can calibrate its reviewers on its own documents.
 
 The revision arm generates nothing: its items are stored complete at creation, with a
@@ -15,8 +15,8 @@ from dataclasses import replace
 from sqlalchemy.orm import Session
 
 from app.config import Settings
+from app.studies.domain import ArmSpec, ReviewError, Study, StudySpec
 from audit.domain import User
-from audit.review_domain import ArmSpec, ReviewError, Study, StudySpec
 
 
 def create_from_revisions(
@@ -31,8 +31,8 @@ def create_from_revisions(
     """Create `spec` with its cases taken from the revisions and a first arm `label` holding
     the revisions' texts (complete, never generated). `spec.arms` are the arms to compare
     with (at least one); `spec.cases` is ignored."""
-    from app.review import studies
-    from audit import review
+    from app.studies import service as studies
+    from app.studies import store
     from audit.revisions import get_revision
     from audit.store import get_generation
 
@@ -62,7 +62,7 @@ def create_from_revisions(
     )
     arm = study.arms[0]
     case_ids = [c.id for c in study.cases]
-    items = review.list_items(study.id, session=session)
+    items = store.list_items(study.id, session=session)
     for item in (i for i in items if i.arm_id == arm.id and i.gold_kind is None):
         revision, generation = sources[case_ids.index(item.case_id)]
         config = {
@@ -74,7 +74,7 @@ def create_from_revisions(
             "endpoint": generation.record.endpoint,
             "model": generation.record.model,
         }
-        review.complete_item(
+        store.complete_item(
             item.id, session=session, text=revision.text, generation_id=generation.id, config=config
         )
     return study

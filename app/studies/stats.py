@@ -4,7 +4,7 @@ Means with t-based confidence intervals, the Wilcoxon signed-rank test on paired
 scores (exact conditional distribution, so tied integer scores are handled
 correctly), Krippendorff's alpha with the interval metric, missing ratings
 allowed, a Bradley–Terry ranking of pairwise preferences, and reviewers' catch
-rates on gold items (planning a study's size is audit.review_power). Only numpy and scipy's distributions are used; the tests
+rates on gold items (planning a study's size is app.studies.power). Only numpy and scipy's distributions are used; the tests
 compare every number against scipy, the `krippendorff` package or a closed form.
 """
 

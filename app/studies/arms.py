@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from app.domain import DRAFT_MODES, Bilingual, DraftMode, GenerationParams
-from audit.review_domain import ArmSpec, ReviewError, StudySpec
+from app.studies.domain import ArmSpec, ReviewError, StudySpec
 
 if TYPE_CHECKING:
     from app.config import EndpointConfig, Settings

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from app.studies.design import DESIGNS, MAX_ARMS, MIN_ARMS, Choice, Design
 from audit.domain import Bilingual, BilingualError
-from audit.review_design import DESIGNS, MAX_ARMS, MIN_ARMS, Choice, Design
 
 DIMENSIONS: tuple[str, ...] = ("citation", "structure", "terminology")
 DIMENSION_LABELS: dict[str, Bilingual] = {
@@ -35,7 +35,7 @@ ItemStatus = Literal["pending", "complete", "error"]
 @dataclass(frozen=True)
 class ArmSpec:
     """One arm as an admin defines it: a label, an endpoint and its drafting configuration
-    (an open, validated set of keys, app.review.study_arms.ARM_KEYS: mode, temperature, max_tokens…)."""
+    (an open, validated set of keys, app.studies.arms.ARM_KEYS: mode, temperature, max_tokens…)."""
 
     label: str
     endpoint: str

@@ -1,8 +1,8 @@
 """Gold items: a real draft with one seeded error, made by the app (pure, deterministic given
 the seed). A reviewer cannot tell a gold item from any other draft; the report counts how many
-seeded errors each reviewer caught (app.review.study_report).
+seeded errors each reviewer caught (app.studies.report).
 
-Kinds (audit.review_design.GOLD_KINDS, with the score dimension each one harms):
+Kinds (app.studies.design.GOLD_KINDS, with the score dimension each one harms):
 - wrong_article: one article number of a citation (第N条) becomes another (N + 1…3);
 - wrong_count: one count (a number of people, items, records…) becomes ten times larger or,
   when it is large, ten times smaller — a count that may change the legal route;
@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.studies.design import GOLD_KINDS
 from app.validation.numerals import chinese_to_int, int_to_chinese
-from audit.review_design import GOLD_KINDS
 
 ARTICLE = re.compile(r"第([〇零一二三四五六七八九十百千0-9]+)条")
 # an Arabic count not part of a date, an article or a section number

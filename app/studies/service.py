@@ -1,10 +1,10 @@
 """Blind review studies, the service the pages and commands call.
 
 An admin creates a study (document type, field-value sets, 2–6 arms — any drafting
-configuration, app.review.study_arms —, a design, gold items per reviewer, reviewers);
+configuration, app.studies.arms —, a design, gold items per reviewer, reviewers);
 `generate_items` drafts every case × arm through the normal generation path, logging each
 output to the audit log and storing with the item the configuration that produced it, then
-derives the gold items (app.review.gold); it resumes after an interruption by skipping items
+derives the gold items (app.studies.gold); it resumes after an interruption by skipping items
 already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
@@ -26,10 +26,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.accounts import require_role
 from app.config import Settings, get_settings
 from app.domain import Bilingual
-from app.review.study_arms import arm_mode, arm_params, check_arms, item_config
-from audit import review, review_blind
-from audit.domain import User
-from audit.review_domain import (
+from app.studies import blinding, store
+from app.studies.arms import arm_mode, arm_params, check_arms, item_config
+from app.studies.domain import (
     Arm,
     BlindPair,
     BlindPreference,
@@ -43,11 +42,12 @@ from audit.review_domain import (
     StudySpec,
     VerdictInput,
 )
+from audit.domain import User
 
 if TYPE_CHECKING:
     from app.prompts import DocType
-    from app.review.study_plan import CasePlan
-    from app.review.study_report import StudyReport
+    from app.studies.power import CasePlan
+    from app.studies.report import StudyReport
 
 
 def _user(actor: User, role: str) -> str:
@@ -63,7 +63,7 @@ def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Se
     name = _user(actor, "admin")
     clean = check_arms(spec, settings)
     _check_cases(clean, settings)
-    return review.create_study(clean, session=session, created_by=name)
+    return store.create_study(clean, session=session, created_by=name)
 
 
 def _check_cases(spec: StudySpec, settings: Settings) -> None:
@@ -119,8 +119,8 @@ def generate_items(
 
     with session_factory() as session:
         _user(actor, "admin")
-        study = review.get_study(study_id, session=session)
-        items = review.list_items(study_id, session=session)
+        study = store.get_study(study_id, session=session)
+        items = store.list_items(study_id, session=session)
     doc_type = load_library(settings.prompts_dir).types.get(study.doc_type)
     if doc_type is None:
         raise ReviewError(
@@ -161,24 +161,24 @@ def _seed_gold_item(
 ) -> tuple[bool, str]:
     """Derive a gold item from its generated source draft (seeded by the item's id, so a
     rerun gives the same error); it stays pending while the source is not generated."""
-    from app.review.gold import seed_gold
+    from app.studies.gold import seed_gold
 
     label = _arm_and_label(study, item)[1]
     with session_factory.begin() as session:
         source = next(
-            i for i in review.list_items(study.id, session=session) if i.id == item.source_item_id
+            i for i in store.list_items(study.id, session=session) if i.id == item.source_item_id
         )
         if source.status != "complete":
             return False, label
         seeded = seed_gold(source.text, item.gold_kind or "", item.id)
         if seeded is None:
-            review.fail_item(item.id, session=session, error="no seedable error in the draft")
+            store.fail_item(item.id, session=session, error="no seedable error in the draft")
             return False, label
         config = {
             **(source.config or {}),
             "gold": {"kind": seeded.kind, "before": seeded.before, "after": seeded.after},
         }
-        review.complete_item(
+        store.complete_item(
             item.id,
             session=session,
             text=seeded.text,
@@ -227,7 +227,7 @@ def _generate_one(
         )
     except ValueError as exc:  # context too long, a broken outline: the item stays pending
         with session_factory.begin() as session:
-            review.fail_item(item.id, session=session, error=str(exc))
+            store.fail_item(item.id, session=session, error=str(exc))
         return False, label
     run = start_draft(context, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label)
     outcome = run_to_end(run)
@@ -236,13 +236,13 @@ def _generate_one(
     if not usable:  # stopped, failed, or not in the log: the item stays pending
         problem = kept.problem.en if kept.problem is not None else None
         with session_factory.begin() as session:
-            review.fail_item(
+            store.fail_item(
                 item.id, session=session, error=problem or outcome.error or outcome.status
             )
         return False, label
     # a parallel run that finished this item first keeps its draft (this one stays in the log)
     with contextlib.suppress(ReviewError), session_factory.begin() as session:
-        review.complete_item(
+        store.complete_item(
             item.id,
             session=session,
             text=outcome.text,
@@ -258,13 +258,13 @@ def _generate_one(
 def reviewer_studies(*, session: Session, actor: User) -> list[ReviewerStudy]:
     """The studies this reviewer is assigned to (blind: no arms), with their own progress."""
     name = _user(actor, "reviewer")
-    return review_blind.reviewer_studies(name, session=session)
+    return blinding.reviewer_studies(name, session=session)
 
 
 def reviewer_queue(study_id: int, *, session: Session, actor: User) -> list[BlindPair]:
     """The reviewer's own shuffled pairs; each pair's drafts are (A, B), text only."""
     name = _user(actor, "reviewer")
-    return review_blind.reviewer_queue(study_id, name, session=session)
+    return blinding.reviewer_queue(study_id, name, session=session)
 
 
 def submit_verdict(
@@ -272,14 +272,14 @@ def submit_verdict(
 ) -> BlindVerdict:
     """Store a verdict, or a correction that supersedes the previous one (assigned drafts only)."""
     name = _user(actor, "reviewer")
-    return review_blind.submit_verdict(token, verdict, reviewer=name, session=session)
+    return blinding.submit_verdict(token, verdict, reviewer=name, session=session)
 
 
 def submit_preference(token: str, choice: str, *, session: Session, actor: User) -> BlindPreference:
     """Store which draft of the pair holding `token` the reviewer would send to the client
     (A, B or tie), or a correction of it (preference designs only)."""
     name = _user(actor, "reviewer")
-    return review_blind.submit_preference(token, choice, reviewer=name, session=session)
+    return blinding.submit_preference(token, choice, reviewer=name, session=session)
 
 
 # ---- admin: progress, unblinding, results --------------------------------------------------
@@ -287,13 +287,13 @@ def submit_preference(token: str, choice: str, *, session: Session, actor: User)
 
 def list_studies(*, session: Session, actor: User) -> list[Study]:
     _user(actor, "admin")
-    return review.list_studies(session=session)
+    return store.list_studies(session=session)
 
 
 def list_items(study_id: int, *, session: Session, actor: User) -> list[StudyItem]:
     """Every draft of the study with the configuration that produced it (admin only)."""
     _user(actor, "admin")
-    return review.list_items(study_id, session=session)
+    return store.list_items(study_id, session=session)
 
 
 def plan(
@@ -309,14 +309,14 @@ def plan(
     """Cases needed to detect `difference` (score points) between two arms with 80% power at
     α = 0.05; for an existing study, with its own arms and reviewers and the observed spread
     once enough pairs are in."""
-    from app.review.study_plan import plan_cases
-    from app.review.study_report import paired_overall
+    from app.studies.power import plan_cases
+    from app.studies.report import paired_overall
 
     _user(actor, "admin")
     observed: list[float] = []
     if study_id is not None:
-        study = review.get_study(study_id, session=session)
-        verdicts = review.latest_verdicts(study_id, session=session)
+        study = store.get_study(study_id, session=session)
+        verdicts = store.latest_verdicts(study_id, session=session)
         observed = paired_overall(study, verdicts)
         n_arms, n_reviewers = len(study.arms), len(study.reviewers)
     if not 0 < difference <= 10:
@@ -335,8 +335,8 @@ def plan(
 def study_progress(study_id: int, *, session: Session, actor: User) -> StudyProgress:
     """Items generated and verdicts in per reviewer (admin only)."""
     _user(actor, "admin")
-    review.get_study(study_id, session=session)  # a clear error for an unknown study
-    return review.study_progress(study_id, session=session)
+    store.get_study(study_id, session=session)  # a clear error for an unknown study
+    return store.study_progress(study_id, session=session)
 
 
 def results_unlocked(study: Study, progress: StudyProgress) -> bool:
@@ -349,22 +349,22 @@ def unblind_early(study_id: int, *, session: Session, actor: User, reason: str) 
     name = _user(actor, "admin")
     if not reason.strip():
         raise ReviewError("提前揭盲需要填写理由", "Give a reason for unblinding early")
-    return review.mark_unblinded(study_id, session=session, actor=name, reason=reason.strip())
+    return store.mark_unblinded(study_id, session=session, actor=name, reason=reason.strip())
 
 
 def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
-    """The unblinded report (see app.review.study_report); ResultsLocked until unlocked."""
-    from app.review.study_report import build_report
+    """The unblinded report (see app.studies.report); ResultsLocked until unlocked."""
+    from app.studies.report import build_report
 
     _user(actor, "admin")
-    study = review.get_study(study_id, session=session)
-    progress = review.study_progress(study_id, session=session)
+    study = store.get_study(study_id, session=session)
+    progress = store.study_progress(study_id, session=session)
     if not results_unlocked(study, progress):
         raise ResultsLocked(
             "结果将在所有评审意见提交后解锁", "Results unlock once every verdict is in"
         )
-    verdicts = review.latest_verdicts(study_id, session=session)
-    preferences = review.latest_preferences(study_id, session=session)
+    verdicts = store.latest_verdicts(study_id, session=session)
+    preferences = store.latest_preferences(study_id, session=session)
     return build_report(
         study,
         progress,

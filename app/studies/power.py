@@ -1,5 +1,6 @@
-"""Planning a study before generating: how many cases a paired design needs to detect a
-given difference in scores with 80% power at α = 0.05 (audit.review_stats.wilcoxon_pairs).
+"""Planning a study before generating (pure): how many cases a paired design needs to detect
+a given difference in scores with 80% power at α = 0.05. The power of the paired t-test comes
+from the noncentral t distribution, and the Wilcoxon signed-rank test's need is derived from it.
 
 The spread is the SD of paired differences (one reviewer's score of one arm minus the other
 arm's on the same case): the design's default (Settings.study_plan_sd) until at least
@@ -17,14 +18,50 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from scipy.stats import nct
+from scipy.stats import t as student_t
+
 from app.domain import Bilingual
 from app.i18n import both
-from audit.review_design import arm_pairs
-from audit.review_domain import ReviewError
-from audit.review_power import wilcoxon_pairs
+from app.studies.design import arm_pairs
+from app.studies.domain import ReviewError
 
 MIN_OBSERVED = 5  # paired differences before the observed spread replaces the default
 SdSource = Literal["default", "observed"]
+
+# The report tests paired scores with Wilcoxon's signed-rank test, whose asymptotic relative
+# efficiency against the paired t-test is 3/π for normal differences (Lehmann): it needs
+# about π/3 times the t-test's pairs.
+WILCOXON_ARE = 3 / math.pi
+
+
+def paired_t_power(n: int, difference: float, sd: float, alpha: float = 0.05) -> float:
+    """Power of the two-sided paired t-test with n pairs (noncentral t)."""
+    if n < 2:
+        return 0.0
+    df = n - 1
+    crit = float(student_t.ppf(1 - alpha / 2, df))
+    shift = difference / sd * math.sqrt(n)
+    return float(1 - nct.cdf(crit, df, shift) + nct.cdf(-crit, df, shift))
+
+
+def paired_t_pairs(difference: float, sd: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """The smallest number of pairs for which the paired t-test reaches `power`."""
+    if difference <= 0 or sd <= 0:
+        raise ValueError("difference and sd must be positive")
+    n = 2
+    while paired_t_power(n, difference, sd, alpha) < power:
+        n += 1
+    return n
+
+
+def wilcoxon_pairs(
+    difference: float, sd: float, alpha: float = 0.05, power: float = 0.8, minimum: int = 6
+) -> int:
+    """Pairs the report's Wilcoxon test needs: the t-test's pairs over 3/π, rounded up, and
+    never fewer than `minimum` (below 6 pairs the exact test cannot reach p < 0.05)."""
+    needed = paired_t_pairs(difference, sd, alpha, power) / WILCOXON_ARE
+    return max(minimum, math.ceil(needed - 1e-9))
 
 
 @dataclass(frozen=True)
