@@ -50,11 +50,12 @@ def plan_for(
     parts, entries and clauses chosen by their `when:` on the form's facts and the decided
     `route` (app.drafting.context.decide_route)."""
     all_values = {f.name: values.get(f.name, "") for f in doc_type.fields} | dict(values)
+    day = doc_type.document_date(values)
     sources = SourceContext(
         values=values,
         labels={f.name: f.label_zh for f in doc_type.fields},
-        doc_date=doc_type.document_date(values),
-        facts=condition_facts(all_values, route),
+        doc_date=day,
+        facts=condition_facts(all_values, route, day=day),
         route=route,
     )
     context = template_context(outline, doc_type, values, route)

@@ -85,7 +85,7 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
     lines = text.splitlines()
     assert lines[:2] == ["【适用情形】", "一、基本情况"]
     assert (
-        "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
+        "（六）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
     )  # as entered
     # the quotation goes on past the colon: the article's items are on the same line
     assert "（一）《促进和规范数据跨境流动规定》第七条：数据处理者向境外提供数据，符合下列条件之一的，" \
