@@ -54,6 +54,7 @@ class _Clause(BaseModel):
     author: str = Field(min_length=1)
     approved: dt.date
     version: str = Field(min_length=1)
+    signed_off: dt.date | None = None  # last reviewed against the statute texts (else: approved)
     approved_by: str | None = None  # firm clauses: the admin who approved it
     source: str | None = None  # firm clauses: where it came from (revision 12, import)
 
@@ -86,6 +87,12 @@ class Clause:
     origin: str = "shipped"  # shipped (prompts/<type>/) | firm (approved in LexSpec)
     approved_by: str = ""
     source: str = ""
+    signed_off: dt.date | None = None
+
+    @property
+    def sign_off(self) -> dt.date:
+        """When a lawyer last reviewed the clause against the texts: signed_off, else approved."""
+        return self.signed_off or self.approved
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)
@@ -113,6 +120,7 @@ def _clause(raw: _Clause, origin: str) -> Clause:
         origin=origin,
         approved_by=raw.approved_by or "",
         source=raw.source or "",
+        signed_off=raw.signed_off,
     )
 
 

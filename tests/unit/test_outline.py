@@ -162,7 +162,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
-    assert "part4:repetition_trimmed" in map(str, outcome.marks)
+    assert "part5:repetition_trimmed" in map(str, outcome.marks)
     assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
     assert outcome.status == "complete"
 
@@ -174,7 +174,7 @@ def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.status == "truncated" and outcome.finish_reason == "length"
     assert "因为人数超过" not in outcome.text
-    assert "part4:budget_trimmed" in map(str, outcome.marks)
+    assert "part5:budget_trimmed" in map(str, outcome.marks)
     assert to_record(outcome, user_name="u").status == "truncated"
 
 
@@ -341,7 +341,7 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
         (
             {},
             "security_assessment",
-            ["五、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
+            ["六、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
             ["本指南是否适用", "备案材料（标准合同路径）", "第八条："],
         ),
         (
