@@ -150,8 +150,8 @@ def items_lines(part: Part, context: SourceContext) -> list[str]:
         line = str(raw["text"])
         if isinstance(raw.get("article"), int):
             where = article_label(int(raw["article"]))
-            if raw.get("paragraph"):
-                where += f"第{int_to_chinese(int(raw['paragraph']))}款"
+            if raw.get("paragraph") or raw.get("item"):
+                where += f"第{int_to_chinese(int(raw.get('paragraph') or 1))}款"
             if raw.get("item"):
                 where += f"第{int_to_chinese(int(raw['item']))}项"
             line += f"（依据《{raw['statute']}》{where}）"
@@ -203,7 +203,9 @@ def deadline_lines(part: Part, context: SourceContext) -> list[str]:
     try:
         start = dt.date.fromisoformat(raw)
     except ValueError:
-        return [f"{rule}；表单未填写{what}，请按实际日期推算"]
+        return [
+            f"{rule}：表单未填写{what}日期，请按实际{what}日期推算，以工作日计，遇法定节假日顺延"
+        ]
     end = add_working_days(start, days)
     return [
         f"{rule}：{what}为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"

@@ -148,3 +148,204 @@ def test_types_without_a_route_prescribe_no_route(library, outlines, type_id) ->
     assert decided == ""
     for phrases in PROCEDURE.values():
         assert [p for p in phrases if p in text] == []
+
+
+# --- the points each route's draft carries: (point, words of the sentence, its citation) -----
+PIPL, RULES, SAM = (
+    "《中华人民共和国个人信息保护法》",
+    "《促进和规范数据跨境流动规定》",
+    "《数据出境安全评估办法》",
+)
+NDSR, SCC, PIC = (
+    "《网络数据安全管理条例》",
+    "《个人信息出境标准合同办法》",
+    "《个人信息出境认证办法》",
+)
+PERSONAL = [
+    ("separate consent", "并取得个人的单独同意", f"{PIPL}第三十九条"),
+    (
+        "impact assessment before the transfer",
+        "向境外提供个人信息的，应当事前进行个人信息保护影响评估",
+        f"{PIPL}第五十五条第一款第四项",
+    ),
+    ("what the assessment covers, kept 3 years", "对个人权益的影响及安全风险", f"{PIPL}第五十六条"),
+    ("the duties stay on every route", "均应当按照法律、行政法规的规定履行告知", f"{RULES}第十条"),
+]
+SENSITIVE = [
+    ("sensitive: separate consent", "处理敏感个人信息应当取得个人的单独同意", f"{PIPL}第二十九条")
+]
+ASSESSMENT = [
+    ("completeness check", "5个工作日内完成完备性查验", f"{SAM}第七条"),
+    ("acceptance", "7个工作日内，确定是否受理", f"{SAM}第七条第二款"),
+    (
+        "45-working-day review and its extension",
+        "45个工作日内完成数据出境安全评估；情况复杂或者需要补充、更正材料的，可以适当延长",
+        f"{SAM}第十二条",
+    ),
+    ("re-review", "申请复评，复评结果为最终结论", f"{SAM}第十三条"),
+    (
+        "no transfer before the assessment is passed",
+        "评估通过前不得开始出境",
+        f"{PIPL}第三十八条第一款第一项",
+    ),
+    ("re-filing triggers", "应当重新申报评估", f"{SAM}第十四条"),
+    ("extension only on a condition", "未发生需要重新申报数据出境安全评估情形的", f"{RULES}第九条"),
+    ("within the assessed scope", "不得超出评估时明确的数据出境目的", f"{NDSR}第三十八条"),
+]
+VOLUME_ASSESSMENT = [
+    (
+        "localisation and assessment by volume",
+        "处理个人信息达到国家网信部门规定数量的",
+        f"{PIPL}第四十条",
+    )
+]
+IMPORTANT = [
+    (
+        "what counts as important data",
+        "未被相关部门、地区告知或者公开发布为重要数据的",
+        f"{RULES}第二条",
+    ),
+    ("important data is assessed", "重要数据确需向境外提供的", f"{NDSR}第三十七条"),
+    (
+        "the exemptions do not cover it",
+        "不包括重要数据，重要数据不因人数不足",
+        f"{RULES}第五条第二款",
+    ),
+]
+CIIO = [
+    (
+        "localisation",
+        "关键信息基础设施运营者应当将在境内收集和产生的个人信息存储在境内",
+        f"{PIPL}第四十条",
+    )
+]
+CIIO_BY_DATE = {
+    "example": [
+        (
+            "the 2016 Cybersecurity Law",
+            "个人信息和重要数据应当在境内存储",
+            "《中华人民共和国网络安全法》第三十七条",
+        )
+    ],
+    "2026-12-02": [
+        (
+            "the amended Cybersecurity Law",
+            "个人信息和重要数据应当在境内存储",
+            "《中华人民共和国网络安全法》第三十九条",
+        )
+    ],
+}
+CONTRACT = [
+    ("filing within 10 working days", "自标准合同生效之日起10个工作日内", f"{SCC}第七条"),
+    ("the estimate is labelled", "以工作日计，遇法定节假日顺延", ""),
+    ("re-filing triggers", "补充或者重新订立标准合同，并履行相应备案手续", f"{SCC}第八条"),
+]
+CERTIFICATION = [
+    (
+        "certification is the other route",
+        "经专业机构进行个人信息保护认证",
+        f"{PIPL}第三十八条第一款第二项",
+    ),
+    ("who certifies", "依法取得个人信息保护认证资质的专业认证机构", f"{PIC}第七条"),
+    ("conditions", "非关键信息基础设施运营者", f"{PIC}第五条"),
+    (
+        "validity and renewal",
+        "认证证书的有效期为3年；证书到期需继续使用的，应当在有效期届满前6个月提出认证申请",
+        f"{PIC}第八条第二款",
+    ),
+]
+EXEMPT = {
+    "trade_no_personal_information": [("article 3 only without PI", "仅在不包含个人信息或者重要数据时免予申报", f"{RULES}第三条")],
+    "free_trade_zone": [("the zone's negative list", "负面清单逐项核对", f"{RULES}第六条")],
+    "exemption": [("article 5 excludes important data", "不包括重要数据，出境数据中有经告知", f"{RULES}第五条第二款")],
+    "below_thresholds": [("article 5 excludes important data", "不包括重要数据，出境数据中有经告知", f"{RULES}第五条第二款")],
+}  # fmt: skip
+
+
+def points(rule: str, day: str) -> list[tuple[str, str, str]]:
+    """The points a senior lawyer expects in the draft for this rule, on this date."""
+    route = PATTERNS[rule][0]
+    people, sensitive = (int(n) for n in PATTERNS[rule][1][2:4])
+    expected = list(PERSONAL) if people or sensitive else []
+    expected += SENSITIVE if sensitive else []
+    if route == SA:
+        expected += ASSESSMENT
+    if rule in ("individuals_assessment", "sensitive_assessment"):
+        expected += VOLUME_ASSESSMENT
+    if rule == "important_data":
+        expected += IMPORTANT
+    if rule == "ciio":
+        expected += CIIO + CIIO_BY_DATE[day]
+    if route == SC:
+        expected += CONTRACT + (CERTIFICATION if day != "example" else [])
+    return expected + EXEMPT.get(rule, [])
+
+
+@pytest.mark.parametrize("day", DAYS)
+@pytest.mark.parametrize("rule", sorted(PATTERNS))
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_each_point_is_carried_by_a_sentence_with_its_citation(
+    library, outlines, type_id, rule, day
+) -> None:  # type: ignore[no-untyped-def]
+    _, text, _ = draft(library, outlines, type_id, rule, day)
+    lines = text.splitlines()
+    for point, words, citation in points(rule, day):
+        carrying = [ln for ln in lines if words in ln]
+        assert carrying, f"{type_id} on {rule} ({day}): no sentence carries {point!r}"
+        assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
+
+
+def test_the_standard_contract_deadline_is_computed_from_the_effective_date(
+    library, outlines
+) -> None:  # type: ignore[no-untyped-def]
+    """2025-04-01 (a Tuesday), the day itself not counted: ten weekdays later is 2025-04-15,
+    labelled an estimate (清明 on 4 April moves the real deadline, which the app cannot know)."""
+    _, text, _ = draft(
+        library, outlines, CONTRACT_TYPE := "standard-contract-filing", "individuals_contract"
+    )
+    assert CONTRACT_TYPE and "标准合同生效为2025-04-01" in text and "最迟为2025-04-15" in text
+    assert "上述日期为估算" in text
+
+
+@pytest.mark.parametrize(
+    ("start", "days", "end"),
+    [
+        ("2025-04-01", 10, "2025-04-15"),  # Tuesday: two weekends inside
+        ("2025-04-04", 1, "2025-04-07"),  # Friday: the next weekday is Monday
+        ("2025-04-05", 1, "2025-04-07"),  # Saturday
+        ("2026-12-02", 10, "2026-12-16"),
+        ("2026-12-02", 0, "2026-12-02"),
+    ],
+)
+def test_working_days_are_weekdays_after_the_start(start: str, days: int, end: str) -> None:
+    import datetime as dt
+
+    from app.outline.sources import add_working_days
+
+    assert add_working_days(dt.date.fromisoformat(start), days).isoformat() == end
+
+
+CONFIDENTIALITY = "confidentiality-agreement-points"
+NDA_POINTS = [
+    ("entrusted party notifies the entrusting party", "及时书面通知披露方", ""),
+    ("the processor's notice to authorities and individuals", "并通知履行个人信息保护职责的部门和个人", f"{PIPL}第五十七条"),
+    ("when individuals need not be notified", "可以不通知个人", f"{PIPL}第五十七条第二款"),
+    ("incident response and reporting", "立即启动应急预案", f"{NDSR}第十一条"),
+    ("return or deletion on termination", "应当将个人信息返还个人信息处理者或者予以删除", f"{PIPL}第二十一条第二款"),
+    ("retention required by law", "法律、行政法规规定的保存期限未届满", f"{PIPL}第四十七条第二款"),
+    ("retention required by law (条例)", "删除、匿名化处理个人信息从技术上难以实现的", f"{NDSR}第二十四条"),
+    ("no sub-processing without consent", "不得转委托他人处理个人信息", f"{PIPL}第二十一条第三款"),
+    ("sensitive personal information", "敏感个人信息应当取得个人的单独同意", f"{PIPL}第二十九条"),
+]  # fmt: skip
+
+
+def test_the_confidentiality_points_carry_incidents_retention_and_sensitive_data(
+    library, outlines
+) -> None:  # type: ignore[no-untyped-def]
+    _, text, context = draft(library, outlines, CONFIDENTIALITY)  # 委托处理, 医疗健康
+    lines = text.splitlines()
+    for point, words, citation in NDA_POINTS:
+        carrying = [ln for ln in lines if words in ln]
+        assert carrying, f"no sentence carries {point!r}"
+        assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
+    assert check(context, text).findings == ()
