@@ -63,6 +63,7 @@ class OutlinePlan:
     facts: str
     steps: tuple[Step, ...]
     check_prefix: str = ""  # text the draft continues (follow-input): checked with it, not shown
+    title: str = ""  # the document's title on these facts (outline `titles:`; "": the type's)
 
     def messages(self, step: Step, writing: str = "write") -> list[dict[str, str]]:
         """The chat for a generated step: shared system + facts, then the part's instruction;
@@ -179,6 +180,7 @@ def plan_outline(
         _render(env, outline.facts, context),
         tuple(steps),
         f"{values.get(outline.continue_from, '')}\n" if follow else "",
+        next((text for text, when in outline.titles if holds(when, sources.facts)), ""),
     )
 
 

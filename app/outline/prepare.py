@@ -70,6 +70,11 @@ def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
                 parse_condition(raw, known)
             except ConditionError as exc:
                 raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
+    for title, when in outline.titles:
+        try:
+            parse_condition(when, known)
+        except ConditionError as exc:
+            raise OutlineError(f"title {title!r}: when: {exc}") from exc
 
 
 def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision | None:

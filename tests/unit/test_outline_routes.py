@@ -17,8 +17,8 @@ from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
-GUIDE, CONTRACT = "cross-border-filing-guide", "standard-contract-filing"
-TRANSFER_TYPES = (GUIDE, CONTRACT)
+GUIDE, CHECKLIST = "cross-border-filing-guide", "standard-contract-filing"
+TRANSFER_TYPES = (GUIDE, CHECKLIST)
 OTHER_TYPES = ("confidentiality-agreement-points", "clause-continuation")
 SA, SC, EX = "security_assessment", "standard_contract_or_certification", "exempt"
 NO = "无"
@@ -300,10 +300,8 @@ def test_the_standard_contract_deadline_is_computed_from_the_effective_date(
 ) -> None:  # type: ignore[no-untyped-def]
     """2025-04-01 (a Tuesday), the day itself not counted: ten weekdays later is 2025-04-15,
     labelled an estimate (清明 on 4 April moves the real deadline, which the app cannot know)."""
-    _, text, _ = draft(
-        library, outlines, CONTRACT_TYPE := "standard-contract-filing", "individuals_contract"
-    )
-    assert CONTRACT_TYPE and "标准合同生效为2025-04-01" in text and "最迟为2025-04-15" in text
+    _, text, _ = draft(library, outlines, CHECKLIST, "individuals_contract")
+    assert "标准合同生效为2025-04-01" in text and "最迟为2025-04-15" in text
     assert "上述日期为估算" in text
 
 
@@ -349,3 +347,19 @@ def test_the_confidentiality_points_carry_incidents_retention_and_sensitive_data
         assert carrying, f"no sentence carries {point!r}"
         assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
     assert check(context, text).findings == ()
+
+
+@pytest.mark.parametrize("rule", sorted(PATTERNS))
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_the_title_follows_the_route(library, type_id, rule) -> None:  # type: ignore[no-untyped-def]
+    """The draft's (and the DOCX's) title names only the route the facts lead to."""
+    from app.drafting.context import prepare
+
+    doc = library.types[type_id]
+    ciio, important, people, sensitive, exemption = PATTERNS[rule][1]
+    values = {**doc.example_values(), "is_ciio": ciio, "important_data": important,
+              "individuals_count": people, "sensitive_count": sensitive, "exemption": exemption}  # fmt: skip
+    title = prepare(doc, values, prompts_dir=PROMPTS).title
+    route = PATTERNS[rule][0]
+    assert ("安全评估申报表" in title) is (type_id == GUIDE and route == SA), title
+    assert ("标准合同备案清单" in title) is (type_id == CHECKLIST and route == SC), title
