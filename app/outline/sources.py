@@ -208,7 +208,7 @@ def deadline_lines(part: Part, context: SourceContext) -> list[str]:
         ]
     end = add_working_days(start, days)
     return [
-        f"{rule}：{what}为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"
+        f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"
         f"最迟为{end.isoformat()}",
         "上述日期为估算：以工作日计，遇法定节假日顺延（本系统未载入法定节假日及调休安排，"
         "请按国务院当年的放假安排核对）",

@@ -301,7 +301,7 @@ def test_the_standard_contract_deadline_is_computed_from_the_effective_date(
     """2025-04-01 (a Tuesday), the day itself not counted: ten weekdays later is 2025-04-15,
     labelled an estimate (清明 on 4 April moves the real deadline, which the app cannot know)."""
     _, text, _ = draft(library, outlines, CHECKLIST, "individuals_contract")
-    assert "标准合同生效为2025-04-01" in text and "最迟为2025-04-15" in text
+    assert "标准合同生效之日为2025-04-01" in text and "最迟为2025-04-15" in text
     assert "上述日期为估算" in text
 
 
