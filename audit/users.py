@@ -45,7 +45,7 @@ class AccountChanged(UserError):
     event absorbs the difference; `lexspec audit verify` keeps reporting it."""
 
     def __init__(self, cause: CoveredRowChanged) -> None:
-        super().__init__("changed_outside", cause.message_zh, cause.message_en)
+        super().__init__("changed_outside", cause.bilingual.zh, cause.bilingual.en)
 
 
 def _guard(row: UserRow, *, session: Session) -> None:

@@ -98,9 +98,28 @@ def handle_check(_args: argparse.Namespace) -> int:
         problems.extend(outline.clause_errors)
     for type_id, outline in sorted(outlines.outlines.items()):
         print(cli_text("cli.clauses.checked", type=type_id, count=len(outline.clauses)))
+    stale = _stale(outlines)
     for problem in problems:
         print(cli_text("cli.clauses.refused", detail=problem), file=sys.stderr)
-    return BAD_INPUT if problems else 0
+    for line in stale:
+        print(line, file=sys.stderr)
+    return BAD_INPUT if problems or stale else 0
+
+
+def _stale(outlines: OutlineLibrary) -> list[str]:
+    """Clauses signed off before a change of an article they cite (app.outline.clause_checks)."""
+    import datetime as dt
+
+    from app.outline.clause_checks import stale_citations
+
+    today = dt.date.today()
+    found = []
+    for _, outline in sorted(outlines.outlines.items()):
+        for clause in outline.clauses:
+            found += [
+                cli_text("cli.clauses.stale", detail=d) for d in stale_citations(clause, today)
+            ]
+    return found
 
 
 def _when(raw: object) -> str:

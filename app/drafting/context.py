@@ -161,7 +161,8 @@ def prepare(
     tokens, budget = largest_part_prompt(plan, client)
     check_context(tokens, budget, limit)
     prompt = replace(outline_prompt(rendered, plan), prompt_tokens=tokens)
-    return replace(base, mode="outline", rendered=prompt, params=params, plan=plan)
+    title = plan.title or base.title  # the outline's title on these facts, else the type's
+    return replace(base, mode="outline", rendered=prompt, params=params, plan=plan, title=title)
 
 
 def _outline_of(doc_type: DocType, prompts_dir: Path, mode: DraftMode | None) -> Outline | None:
@@ -217,7 +218,7 @@ def logged_context(
             planned = prepare(doc_type, values, prompts_dir=prompts_dir, mode="outline")
         except (OutlineError, OSError, ValueError):  # FieldErrors, OutlineProblem, ...
             return context  # the type changed since: the facts hold, the plan is gone
-        return replace(context, plan=planned.plan)
+        return replace(context, plan=planned.plan, title=planned.title)
     return context
 
 

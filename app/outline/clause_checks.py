@@ -9,6 +9,10 @@ loads. `lexspec clauses check` prints them.
 - its rendered text passes the citation checks (app.validation.check: exists, in range, not
   repealed, content matches the article, not superseded on the document's date);
 - every figure in its wording (10个工作日, 100万人, 3年) is found in one of its cited articles.
+
+`stale_citations` is not a refusal (the clause may still be right): `lexspec clauses check`
+flags a clause whose sign-off (`signed_off`, else `approved`) predates a change of a statute it
+cites (a version in force after the sign-off whose article text differs from the one signed).
 """
 
 from __future__ import annotations
@@ -91,6 +95,31 @@ def _article_text(cite: Cite, day: dt.date) -> tuple[str | None, str | None]:
         where = f"paragraph {cite.paragraph or 1}" + (f", item {cite.item}" if cite.item else "")
         return None, f"《{cite.statute}》 article {cite.article} has no {where}"
     return article.text, None
+
+
+def stale_citations(clause: Clause, today: dt.date) -> list[str]:
+    """Each cited article that changed after the clause's sign-off and by `today`: the statute
+    came into force after it, or the version in force today words the article otherwise (or no
+    longer has it) than the version in force on the sign-off day."""
+    from app.validation.texts import load_texts
+
+    store, signed, found = load_texts(), clause.sign_off, []
+    for cite in dict.fromkeys((c.statute, c.article) for c in clause.cites):
+        statute, number = cite
+        now = store.on(statute, today)
+        then = store.on(statute, signed)
+        if now is None or now is then:
+            continue
+        was = then.article(number) if then else None
+        new = now.article(number)
+        if was is not None and new is not None and was.text == new.text:
+            continue
+        found.append(
+            f"{clause.id}: signed off {signed.isoformat()}, but 《{statute}》 article {number} "
+            f"changed with the version in force from {now.in_force_from.isoformat()} "
+            f"({now.version}); review the clause against it and re-sign (signed_off)"
+        )
+    return found
 
 
 def _cites_held(cites: Iterable[Cite], day: dt.date) -> str | None:

@@ -54,9 +54,9 @@ class _Clause(BaseModel):
     author: str = Field(min_length=1)
     approved: dt.date
     version: str = Field(min_length=1)
+    signed_off: dt.date | None = None  # last reviewed against the statute texts (else: approved)
     approved_by: str | None = None  # firm clauses: the admin who approved it
     source: str | None = None  # firm clauses: where it came from (revision 12, import)
-    signed_off: dt.date | None = None  # last reviewed against the statute texts of that day
     # terms an adaptation must keep, beyond the derived ones (app/outline/fidelity.py)
     must_keep: list[str] = Field(default_factory=list)
 
@@ -91,6 +91,11 @@ class Clause:
     source: str = ""
     signed_off: dt.date | None = None
     must_keep: tuple[str, ...] = ()
+
+    @property
+    def sign_off(self) -> dt.date:
+        """When a lawyer last reviewed the clause against the texts: signed_off, else approved."""
+        return self.signed_off or self.approved
 
     def applies(self, facts: Facts) -> bool:
         return parse_condition(self.when, facts.keys()).holds(facts)

@@ -65,6 +65,7 @@ class OutlinePlan:
     facts: str
     steps: tuple[Step, ...]
     check_prefix: str = ""  # text the draft continues (follow-input): checked with it, not shown
+    title: str = ""  # the document's title on these facts (outline `titles:`; "": the type's)
 
     def ask(self, step: Step, writing: str = "write") -> str:
         """A generated step's own request: its instruction; in `adapt` (with a clause) the
@@ -172,6 +173,7 @@ def plan_outline(
         _render(env, outline.facts, context),
         tuple(steps),
         f"{values.get(outline.continue_from, '')}\n" if follow else "",
+        next((text for text, when in outline.titles if holds(when, sources.facts)), ""),
     )
 
 

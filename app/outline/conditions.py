@@ -14,11 +14,15 @@ list: none of them), `at_least` (>=), `below` (<), `filled` (true: not empty; fa
 Facts: every form field by name (its text as entered, "" when empty) and the derived
 `route` (security_assessment | standard_contract_or_certification | exempt | "" when the type
 has no route or a fact is missing), `route_rule` (the rule id of app/route/rules.yaml), `ciio`
-and `important` (true/false), `individuals` and `sensitive` (whole numbers). Pure functions.
+and `important` (true/false), `individuals` and `sensitive` (whole numbers), and `doc_year`
+(the year of the document's date, else of today: a text in force from 1 January of a year, as
+the 2026 certification measures and amended Cybersecurity Law, is cited from that year on).
+Pure functions.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +36,15 @@ from app.route.form import (
     parse_count,
 )
 
-DERIVED_FACTS = ("route", "route_rule", "ciio", "important", "individuals", "sensitive")
+DERIVED_FACTS = (
+    "route",
+    "route_rule",
+    "ciio",
+    "important",
+    "individuals",
+    "sensitive",
+    "doc_year",
+)
 COMBINATORS = ("any_of", "none_of")
 OPERATORS = ("not", "at_least", "below", "filled")
 Facts = Mapping[str, object]
@@ -148,9 +160,12 @@ def known_facts(field_names: Iterable[str]) -> tuple[str, ...]:
     return (*field_names, *DERIVED_FACTS)
 
 
-def condition_facts(values: Mapping[str, str], decision: RouteDecision | None) -> dict[str, object]:
-    """The facts conditions are evaluated on, from the form's (validated) values and the
-    route the draft's context decided (None: the type is not about a transfer)."""
+def condition_facts(
+    values: Mapping[str, str], decision: RouteDecision | None, *, day: dt.date | None = None
+) -> dict[str, object]:
+    """The facts conditions are evaluated on, from the form's (validated) values, the route the
+    draft's context decided (None: the type is not about a transfer) and the document's date
+    (None: today, as the citation checks read it)."""
     facts: dict[str, object] = {name: str(value) for name, value in values.items()}
     individuals, sensitive = form_counts(values)
     facts.update(
@@ -160,5 +175,6 @@ def condition_facts(values: Mapping[str, str], decision: RouteDecision | None) -
         important=YES_NO.get(str(values.get(IMPORTANT_FIELD) or "")),
         individuals=individuals,
         sensitive=sensitive,
+        doc_year=(day or dt.date.today()).year,
     )
     return facts

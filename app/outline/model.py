@@ -53,6 +53,14 @@ class _Section(BaseModel):
     parts: list[_Part] = Field(min_length=1)
 
 
+class _Title(BaseModel):
+    """A document title chosen on the facts (the first whose `when:` holds)."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1)
+    when: dict[str, Any] | None = None
+
+
 class _Outline(BaseModel):
     model_config = ConfigDict(extra="forbid")
     numbering: str = "chinese"  # chinese (一、（一）) | arabic (1. (1)) | follow-input
@@ -61,6 +69,7 @@ class _Outline(BaseModel):
     system: str = Field(min_length=1)  # shared system prompt (jinja2)
     facts: str = Field(min_length=1)  # shared facts block: first user text of every part
     sections: list[_Section] = Field(min_length=1)
+    titles: list[_Title] = Field(default_factory=list)  # none: the type's title
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,8 @@ class Outline:
     clauses: tuple[Clause, ...] = ()  # clauses.yaml, the ones that passed their checks
     clause_errors: tuple[str, ...] = ()  # the refused ones, each naming its clause
     topics: Topics | None = None  # the clauses a continuation can write (topic_<id> facts)
+    # (title, when) in order: the document's title is the first whose condition holds
+    titles: tuple[tuple[str, dict[str, Any] | None], ...] = field(default=(), compare=False)
 
     def parts(self) -> list[Part]:
         return [p for s in self.sections for p in s.parts]
@@ -159,6 +170,7 @@ def parse_outline(doc_type: str, source: str) -> Outline:
         hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
         continue_from=raw.continue_from,
         topics=topics,
+        titles=tuple((t.text, t.when) for t in raw.titles),
     )
 
 

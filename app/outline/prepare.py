@@ -51,11 +51,12 @@ def plan_for(
     parts, entries and clauses chosen by their `when:` on the form's facts and the decided
     `route` (app.drafting.context.decide_route)."""
     all_values = {f.name: values.get(f.name, "") for f in doc_type.fields} | dict(values)
+    day = doc_type.document_date(values)
     sources = SourceContext(
         values=values,
         labels={f.name: f.label_zh for f in doc_type.fields},
-        doc_date=doc_type.document_date(values),
-        facts=condition_facts(all_values, route) | topic_facts(outline.topics, all_values),
+        doc_date=day,
+        facts=condition_facts(all_values, route, day=day) | topic_facts(outline.topics, all_values),
         route=route,
     )
     context = template_context(outline, doc_type, values, route)
@@ -76,6 +77,11 @@ def _check_conditions(outline: Outline, known: tuple[str, ...]) -> None:
                 parse_condition(raw, known)
             except ConditionError as exc:
                 raise OutlineError(f"part {part.key or part.kind!r}: when: {exc}") from exc
+    for title, when in outline.titles:
+        try:
+            parse_condition(when, known)
+        except ConditionError as exc:
+            raise OutlineError(f"title {title!r}: when: {exc}") from exc
 
 
 def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision | None:

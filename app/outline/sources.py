@@ -149,7 +149,12 @@ def items_lines(part: Part, context: SourceContext) -> list[str]:
             raise SourceError(f"items: an entry is a string or has text, got {raw!r}")
         line = str(raw["text"])
         if isinstance(raw.get("article"), int):
-            line += f"（依据《{raw['statute']}》{article_label(int(raw['article']))}）"
+            where = article_label(int(raw["article"]))
+            if raw.get("paragraph") or raw.get("item"):
+                where += f"第{int_to_chinese(int(raw.get('paragraph') or 1))}款"
+            if raw.get("item"):
+                where += f"第{int_to_chinese(int(raw['item']))}项"
+            line += f"（依据《{raw['statute']}》{where}）"
         lines.append(line)
     return lines
 
@@ -170,7 +175,48 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
     ]
 
 
+def add_working_days(start: dt.date, days: int) -> dt.date:
+    """The day `days` weekdays after `start` (the start day not counted: 民法典第二百零一条).
+    Weekdays only: the app holds no public-holiday calendar, so the result is an estimate that a
+    holiday or a make-up working day moves (民法典第二百零三条)."""
+    day, left = start, days
+    while left:
+        day += dt.timedelta(days=1)
+        if day.weekday() < 5:
+            left -= 1
+    return day
+
+
+def deadline_lines(part: Part, context: SourceContext) -> list[str]:
+    """A statutory period counted in working days from a form date (options: field, days, from,
+    statute, article): the rule as the statute states it and the date it gives, labelled as an
+    estimate excluding public holidays; a line saying so when the date is missing."""
+    opts = part.options
+    try:
+        field_name, days = str(opts["field"]), int(opts["days"])
+        statute, article = str(opts["statute"]), int(opts["article"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SourceError(f"deadline: needs field, days, statute and article ({exc})") from exc
+    what = str(opts.get("from", context.labels.get(field_name, field_name)))
+    rule = f"自{what}之日起{days}个工作日内（依据《{statute}》{article_label(article)}）"
+    raw = str(context.values.get(field_name) or "")
+    try:
+        start = dt.date.fromisoformat(raw)
+    except ValueError:
+        return [
+            f"{rule}：表单未填写{what}日期，请按实际{what}日期推算，以工作日计，遇法定节假日顺延"
+        ]
+    end = add_working_days(start, days)
+    return [
+        f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"
+        f"最迟为{end.isoformat()}",
+        "上述日期为估算：以工作日计，遇法定节假日顺延（本系统未载入法定节假日及调休安排，"
+        "请按国务院当年的放假安排核对）",
+    ]
+
+
 register_source("facts", facts_lines)
 register_source("route", route_lines)
 register_source("legal_basis", legal_basis_lines)
 register_source("items", items_lines)
+register_source("deadline", deadline_lines)

@@ -333,7 +333,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     if context is None:
         return
     meta = ExportMeta(
-        title=result.request.title,
+        title=context.title or result.request.title,  # the route-conditional title
         matter_ref=context.header.matter_ref,
         client=context.header.client,
         author=user_name,

@@ -26,6 +26,8 @@ EXEMPTION_CHOICES: dict[str, Exemption | None] = {
     "依法实施跨境人力资源管理": "hr",
     "紧急情况下保护生命健康和财产安全": "emergency",
     "境外收集的个人信息经境内处理后出境": "foreign-collected",
+    "国际贸易等活动中收集和产生的数据，不含个人信息或者重要数据": "trade",
+    "自由贸易试验区内向境外提供负面清单外的数据": "ftz",
 }
 
 

@@ -17,8 +17,15 @@ from app.domain import Bilingual, BilingualError
 
 Route = Literal["security_assessment", "standard_contract_or_certification", "exempt"]
 ROUTES: tuple[Route, ...] = ("security_assessment", "standard_contract_or_certification", "exempt")
-Exemption = Literal["contract", "hr", "emergency", "foreign-collected"]
-EXEMPTIONS: tuple[Exemption, ...] = ("contract", "hr", "emergency", "foreign-collected")
+Exemption = Literal["contract", "hr", "emergency", "foreign-collected", "trade", "ftz"]
+EXEMPTIONS: tuple[Exemption, ...] = (
+    "contract",
+    "hr",
+    "emergency",
+    "foreign-collected",
+    "trade",
+    "ftz",
+)
 RULES_FILE = Path(__file__).resolve().parent / "rules.yaml"
 
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
 FINISHED = re.compile(r"状态：(已完成|已截断)")
 ENDED = re.compile(r"状态：(已完成|已截断|已停止|出错)")  # any end: a failure says why at once
-PART = "四、是否需要申报"
+PART = "五、是否需要申报"
 NEXT = "【材料清单】"
 # the lawyer's own paragraph for the part: the form's count (1200000) and an added sentence
 LAWYER = (

@@ -123,7 +123,7 @@ def test_proposed_then_approved_clause_is_what_the_next_draft_uses(app_settings:
     cand, row = _propose(_revision())
     # the changed part only, its conditions those of the clause the draft used, the form's
     # count turned back into its placeholder
-    assert (cand.part, cand.title, cand.new_version) == ("why-route", "四、是否需要申报", False)
+    assert (cand.part, cand.title, cand.new_version) == ("why-route", "五、是否需要申报", False)
     assert cand.when == {"route_rule": "individuals_assessment"}
     assert "1200000人" in cand.text and ADDED in cand.text
     assert "{{ individuals_count }}人" in cand.generalized and "1200000" not in cand.generalized

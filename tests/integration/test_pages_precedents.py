@@ -24,7 +24,7 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
     at = page_as(_history_page, dana)
     assert not at.exception
     assert any(e.label == "Propose as firm clauses" for e in at.expander)
-    assert any("四、是否需要申报" in m.value and "firm.why-route" in m.value for m in at.markdown)
+    assert any("五、是否需要申报" in m.value and "firm.why-route" in m.value for m in at.markdown)
     shown = next(c.value for c in at.code if ADDED in c.value)
     assert "{{ individuals_count }}人" in shown  # the form's count made a placeholder
     assert any("1200000 → {{ individuals_count }}" in c.value for c in at.caption)

@@ -42,11 +42,26 @@ TRANSFER = {
     "assessment-sensitive": {"sensitive_count": "20000"},
     "assessment-ciio": {"is_ciio": "是"},
     "assessment-important": {"important_data": "是"},
+    "assessment-important-ciio": {"important_data": "是", "is_ciio": "是"},
     "contract-individuals": {"individuals_count": "150000", "sensitive_count": "0"},
     "contract-sensitive": {"individuals_count": "5000", "sensitive_count": "800"},
     "exempt-below": {"individuals_count": "5000", "sensitive_count": ""},
     "exempt-hr": {"exemption": "依法实施跨境人力资源管理"},
     "exempt-foreign": {"exemption": "境外收集的个人信息经境内处理后出境"},
+    "exempt-trade": {
+        "exemption": "国际贸易等活动中收集和产生的数据，不含个人信息或者重要数据",
+        "individuals_count": "0",
+        "sensitive_count": "0",
+    },
+    "exempt-ftz": {"exemption": "自由贸易试验区内向境外提供负面清单外的数据"},
+    "exempt-ciio-no-pi": {"is_ciio": "是", "individuals_count": "0", "sensitive_count": "0"},
+    "contract-2026": {
+        "individuals_count": "150000",
+        "sensitive_count": "0",
+        "filing_date": "2026-12-02",
+        "contract_effective_date": "2026-12-02",
+    },
+    "assessment-ciio-2026": {"is_ciio": "是", "filing_date": "2026-12-02"},
 }
 ASK_ALL = (
     "安全事件、返还、转委托、审计、出境、主管部门、记录、违约、争议"  # every continuation topic
@@ -301,4 +316,102 @@ def test_clauses_check_refuses_a_bad_library(
     finally:
         get_settings.cache_clear()
     captured = capsys.readouterr()
-    assert "clause scc.bad" in captured.err and "standard-contract-filing: 6" in captured.out
+    assert "clause scc.bad" in captured.err and "standard-contract-filing: 8" in captured.out
+
+
+CSL = "中华人民共和国网络安全法"
+LOCALISATION = "依照《中华人民共和国网络安全法》第三十七条，关键信息基础设施的运营者在境内运营中收集和产生的个人信息和重要数据应当在境内存储。"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("statute", "article", "signed_off", "today", "stale"),
+    [
+        # the amended 网络安全法 (in force 2026-01-01) rewords 第三十七条 and 第三十九条
+        (CSL, 37, "2025-06-01", "2026-12-02", True),
+        (CSL, 39, "2025-06-01", "2026-12-02", True),
+        (CSL, 37, "2026-01-01", "2026-12-02", False),  # signed on the day it took effect
+        (CSL, 37, "2025-06-01", "2025-12-31", False),  # not yet in force today
+        # a text that came into force after the sign-off: the 认证办法 (2026-01-01)
+        ("个人信息出境认证办法", 8, "2025-12-01", "2026-12-02", True),
+        ("个人信息出境认证办法", 8, "2026-12-02", "2026-12-02", False),
+        # unchanged since: the PIPL
+        ("中华人民共和国个人信息保护法", 39, "2022-01-01", "2026-12-02", False),
+    ],
+)  # fmt: skip
+def test_a_clause_signed_off_before_a_change_of_its_article_is_stale(
+    statute: str, article: int, signed_off: str, today: str, stale: bool
+) -> None:
+    import datetime as dt
+
+    from app.outline.clause_checks import stale_citations
+    from app.outline.clauses import clause_from_dict
+
+    clause = clause_from_dict(
+        {
+            "id": "x",
+            "part": "p",
+            "text": "t",
+            "author": "a",
+            "approved": "2020-01-01",
+            "version": "1",
+            "signed_off": signed_off,
+            "cites": [{"statute": statute, "article": article}],
+        }  # fmt: skip
+    )
+    found = stale_citations(clause, dt.date.fromisoformat(today))
+    assert bool(found) is stale
+    assert all(f"article {article}" in line and "x: signed off" in line for line in found)
+
+
+def test_a_clause_without_signed_off_is_signed_off_on_its_approval() -> None:
+    from app.outline.clauses import clause_from_dict
+
+    raw = {"id": "x", "part": "p", "text": "t", "author": "a", "approved": "2025-02-10",
+           "version": "1"}  # fmt: skip
+    assert str(clause_from_dict(raw).sign_off) == "2025-02-10"
+    assert str(clause_from_dict({**raw, "signed_off": "2026-12-02"}).sign_off) == "2026-12-02"
+
+
+def test_every_shipped_clause_is_signed_off_after_the_2026_changes(
+    shipped: tuple[Any, Any],
+) -> None:
+    import datetime as dt
+
+    _, outlines = shipped
+    # clause-continuation's library is being rebuilt on its own branch with the same field
+    for type_id in ("cross-border-filing-guide", "standard-contract-filing",
+                    "confidentiality-agreement-points"):  # fmt: skip
+        for clause in outlines.outlines[type_id].clauses:
+            assert clause.signed_off is not None and clause.signed_off >= dt.date(2026, 1, 1), (
+                clause.id
+            )
+
+
+def test_clauses_check_flags_a_clause_signed_before_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clause relying on the 2016 网络安全法 第三十七条, signed off before the amended law took
+    effect: it still loads, and `lexspec clauses check` names it and exits 2."""
+    import shutil
+
+    from app.config import get_settings
+
+    guide = "cross-border-filing-guide"
+    shutil.copytree(PROMPTS / guide, tmp_path / guide)
+    path = tmp_path / guide / "clauses.yaml"
+    old = {"id": "guide.old", "part": "why-route", "author": "a", "approved": "2025-06-01",
+           "version": "1", "signed_off": "2025-06-01", "when": {"route_rule": "ciio"},
+           "cites": [{"statute": CSL, "article": 37}], "text": LOCALISATION}  # fmt: skip
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["clauses"].append(old)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        assert main(["clauses", "check"]) == 2
+    finally:
+        get_settings.cache_clear()
+    captured = capsys.readouterr()
+    count = len(data["clauses"])
+    assert f"{guide}: {count} clause(s) loaded" in captured.out  # flagged, not refused
+    assert "guide.old: signed off 2025-06-01" in captured.err and "article 37" in captured.err

@@ -54,7 +54,7 @@ def test_a_fallen_back_part_is_reported_never_complete_without_a_word(library) -
     assert any("引导语" in ln and "由审定条款替代" in ln for ln in lines)
     assert any("复述" in ln and "由审定条款替代" in ln for ln in lines)
     sources = next(ln for ln in lines if ln.startswith("各部分来源："))
-    assert "一、〔系统〕" in sources and "四、〔改写〕" in sources
+    assert "一、〔系统〕" in sources and "五、〔改写〕" in sources  # 五: the why-route part
     assert "〔由审定条款替代〕" in sources and "guide." not in sources  # no ids for the lawyer
     details = next(ln for ln in lines if "条款：" in ln)
     assert "guide.why-route.individuals v1.0" in details

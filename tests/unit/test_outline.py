@@ -85,7 +85,7 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
     lines = text.splitlines()
     assert lines[:2] == ["【适用情形】", "一、基本情况"]
     assert (
-        "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
+        "（六）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
     )  # as entered
     # the quotation goes on past the colon: the article's items are on the same line
     assert "（一）《促进和规范数据跨境流动规定》第七条：数据处理者向境外提供数据，符合下列条件之一的，" \
@@ -162,7 +162,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
-    assert "part4:repetition_trimmed" in map(str, outcome.marks)
+    assert "part5:repetition_trimmed" in map(str, outcome.marks)
     assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
     assert outcome.status == "complete"
 
@@ -174,7 +174,7 @@ def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.status == "truncated" and outcome.finish_reason == "length"
     assert "因为人数超过" not in outcome.text
-    assert "part4:budget_trimmed" in map(str, outcome.marks)
+    assert "part5:budget_trimmed" in map(str, outcome.marks)
     assert to_record(outcome, user_name="u").status == "truncated"
 
 
@@ -347,7 +347,7 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
         (
             {},
             "security_assessment",
-            ["五、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
+            ["六、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
             ["本指南是否适用", "备案材料（标准合同路径）", "第八条："],
         ),
         (

@@ -70,7 +70,25 @@ TABLE = [
         "foreign_collected",
         ("促进和规范数据跨境流动规定", 4, None),
     ),
+    # art. 3: trade and similar data exempt only without personal information
+    (
+        facts(N, N, 0, 0, "trade"),
+        EX,
+        "trade_no_personal_information",
+        ("促进和规范数据跨境流动规定", 3, None),
+    ),
+    (
+        facts(N, N, HK, 0, "trade"),
+        SC,
+        "individuals_contract",
+        ("促进和规范数据跨境流动规定", 8, None),
+    ),
+    # art. 6: data outside a free trade zone's negative list, not for a CIIO (read strictly)
+    (facts(N, N, 2 * M, 0, "ftz"), EX, "free_trade_zone", ("促进和规范数据跨境流动规定", 6, None)),
+    (facts(Y, N, 5, 0, "ftz"), SA, "ciio", ("促进和规范数据跨境流动规定", 7, 1)),
     # ... but never for important data (art. 5 para. 2; art. 4 requires none)
+    (facts(N, Y, 0, 0, "trade"), SA, "important_data", ("促进和规范数据跨境流动规定", 7, None)),
+    (facts(N, Y, 0, 0, "ftz"), SA, "important_data", ("促进和规范数据跨境流动规定", 7, None)),
     (facts(N, Y, HK, 0, "contract"), SA, "important_data", ("促进和规范数据跨境流动规定", 7, None)),
     (facts(N, Y, 0, 0, "hr"), SA, "important_data", ("促进和规范数据跨境流动规定", 7, None)),
     (facts(Y, Y, 0, 0, "emergency"), SA, "important_data", ("促进和规范数据跨境流动规定", 7, None)),
