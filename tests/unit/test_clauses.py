@@ -378,10 +378,9 @@ def test_every_shipped_clause_is_signed_off_after_the_2026_changes(
     import datetime as dt
 
     _, outlines = shipped
-    # clause-continuation's library is being rebuilt on its own branch with the same field
-    for type_id in ("cross-border-filing-guide", "standard-contract-filing",
-                    "confidentiality-agreement-points"):  # fmt: skip
-        for clause in outlines.outlines[type_id].clauses:
+    assert len(outlines.outlines) == 4  # every shipped type, clause continuation too
+    for outline in outlines.outlines.values():
+        for clause in outline.clauses:
             assert clause.signed_off is not None and clause.signed_off >= dt.date(2026, 1, 1), (
                 clause.id
             )
