@@ -191,31 +191,21 @@ def _mismatch(
     would lead to another route than the form's."""
     sensitive = what[1] == "sensitive individuals"
     flipped = _flipped(facts, sensitive, bound) if facts and bound else None
+    said = {"found": text[start:end], "what": what[0], "what_en": what[1],
+            "expected": f"{expected:,}"}  # fmt: skip
     if flipped is not None and facts is not None and facts.decision is not None:
         return finding(
             "facts.count_flips_route",
             start,
             end,
             f"{expected:,}",
-            found=text[start:end],
-            what=what[0],
-            what_en=what[1],
-            expected=f"{expected:,}",
+            **said,
             route=flipped.route_text.zh,
             route_en=flipped.route_text.en,
             form_route=facts.decision.route_text.zh,
             form_route_en=facts.decision.route_text.en,
         )
-    return finding(
-        "facts.number_mismatch",
-        start,
-        end,
-        f"{expected:,}",
-        found=text[start:end],
-        what=what[0],
-        what_en=what[1],
-        expected=f"{expected:,}",
-    )
+    return finding("facts.number_mismatch", start, end, f"{expected:,}", **said)
 
 
 def _share_findings(text: str, facts: FormFacts, spans: list[tuple[int, int]]) -> list[Finding]:
