@@ -44,9 +44,10 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
     text = page.get_by_label("草稿（可编辑）").input_value()
     headings = [line for line in text.splitlines() if line.startswith("【")]
     assert headings == ["【适用情形】", "【材料清单】", "【常见错误】"]
-    assert (
-        "一、基本情况" in text
-        and "（五）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1200000" in text
+    assert "一、基本情况" in text
+    assert re.search(
+        r"\n（[一二三四五六七八九十]+）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1200000\n",
+        text,
     )
     assert "《数据出境安全评估办法》第四条" in text
     # every part carries a marker saying where it came from

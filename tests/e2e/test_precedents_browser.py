@@ -82,8 +82,7 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     editor.fill(_rewrite_part(first))
     editor.press("Control+Enter")
     page.get_by_text("有未保存的修改。").wait_for()
-    page.get_by_role("button", name="保存修订").click()
-    page.get_by_text("已保存修订 1").wait_for(timeout=60_000)
+    click_taken(page, "保存修订", shows("已保存修订 1"))
 
     # on History: the part as a clause, the form's count as a placeholder, the checks passed
     _proposals(page, "新条款")
@@ -115,11 +114,12 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     _draft_filing_guide(page)
     sources = page.get_by_text(re.compile(r"各部分来源："))
     sources.first.wait_for()
-    assert re.search(r"四、〔(条款|改写|由审定条款替代)〕", sources.first.inner_text())
+    label = PART.split("、")[0]  # the part's number (五)
+    assert re.search(rf"{label}、〔(条款|改写|由审定条款替代)〕", sources.first.inner_text())
     page.get_by_text("详情（条款编号与生成防护记录）").first.click()  # the ids are behind it
     details = page.get_by_text(re.compile(r"^条款："))
     details.first.wait_for()
-    assert re.search(rf"四、 {re.escape(CLAUSE)} v1", details.first.inner_text())
+    assert re.search(rf"{label}、 {re.escape(CLAUSE)} v1", details.first.inner_text())
 
 
 def test_the_app_log_has_no_warnings(running_app: RunningApp) -> None:

@@ -17,9 +17,11 @@ from tests.e2e.test_app_browser import (
     COMPANY_INPUT,
     DRAFT_LENGTH,
     add_user,
+    click_taken,
     example_form,
     generate,
     shot,
+    shows,
     sign_in,
     stopped_text,
 )
@@ -60,8 +62,7 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
     editor.fill(model_text.rstrip()[:-4] + "\n" + ADDED)  # four characters cut, two lines added
     editor.press("Control+Enter")
     page.get_by_text("有未保存的修改。").wait_for()
-    page.get_by_role("button", name="保存修订").click()
-    page.get_by_text("已保存修订 1").wait_for(timeout=60_000)
+    click_taken(page, "保存修订", shows("已保存修订 1"))
     gens, revs, report = _audit(running_app, "lena")
     assert [r.number for r in revs] == [1] and revs[0].text.endswith(ADDED)
     assert revs[0].user_name == "lena" and report.ok, report.first_bad

@@ -14,8 +14,10 @@ from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
     choose_radio,
+    click_taken,
     example_form,
     generate,
+    shows,
     sign_in,
     stopped_text,
 )
@@ -63,8 +65,7 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     editor = page.get_by_label("草稿（可编辑）")
     first = model_text.rstrip() + "\n" + FIRST
     _edit(page, first)
-    page.get_by_role("button", name="保存修订").click()
-    page.get_by_text("已保存修订 1").wait_for(timeout=60_000)
+    click_taken(page, "保存修订", shows("已保存修订 1"))
 
     page.get_by_role("link", name="历史记录").click()
     page.get_by_role("heading", name="历史记录").wait_for()
@@ -76,8 +77,7 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     assert page.get_by_text("有未保存的修改。").count() == 0
 
     _edit(page, first + "\n" + SECOND)
-    page.get_by_role("button", name="保存修订").click()
-    page.get_by_text("已保存修订 2").wait_for(timeout=60_000)
+    click_taken(page, "保存修订", shows("已保存修订 2"))
     revs = _revisions(running_app, "tess")
     assert [r.number for r in revs] == [1, 2]
     assert FIRST in revs[1].text and SECOND in revs[1].text  # revision 1's changes are kept
