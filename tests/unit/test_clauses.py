@@ -297,24 +297,11 @@ def test_clauses_check_refuses_a_bad_library(
 ) -> None:
     """A copied type whose clause cites an article that does not say what the clause says:
     `lexspec clauses check` names the clause and exits 2; the other clauses still load."""
-    import shutil
 
-    from app.config import get_settings
-
-    shutil.copytree(PROMPTS / "standard-contract-filing", tmp_path / "standard-contract-filing")
-    path = tmp_path / "standard-contract-filing" / "clauses.yaml"
     bad = {"id": "scc.bad", "part": "steps", "author": "a", "approved": "2025-01-01",
            "version": "1", "cites": [{"statute": SCC, "article": 9}],
            "text": "依照《个人信息出境标准合同办法》第九条，应当在标准合同生效之日起10个工作日内备案。"}  # fmt: skip
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    data["clauses"].append(bad)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path))
-    get_settings.cache_clear()
-    try:
-        assert main(["clauses", "check"]) == 2
-    finally:
-        get_settings.cache_clear()
+    assert _clauses_check_with(tmp_path, monkeypatch, "standard-contract-filing", bad) == 2
     captured = capsys.readouterr()
     assert "clause scc.bad" in captured.err and "standard-contract-filing: 8" in captured.out
 
@@ -391,26 +378,37 @@ def test_clauses_check_flags_a_clause_signed_before_a_change(
 ) -> None:
     """A clause relying on the 2016 网络安全法 第三十七条, signed off before the amended law took
     effect: it still loads, and `lexspec clauses check` names it and exits 2."""
+
+    guide = "cross-border-filing-guide"
+    old = {"id": "guide.old", "part": "why-route", "author": "a", "approved": "2025-06-01",
+           "version": "1", "signed_off": "2025-06-01", "when": {"route_rule": "ciio"},
+           "cites": [{"statute": CSL, "article": 37}], "text": LOCALISATION}  # fmt: skip
+    assert _clauses_check_with(tmp_path, monkeypatch, guide, old) == 2
+    captured = capsys.readouterr()
+    count = len(
+        yaml.safe_load((tmp_path / guide / "clauses.yaml").read_text(encoding="utf-8"))["clauses"]
+    )
+    assert f"{guide}: {count} clause(s) loaded" in captured.out  # flagged, not refused
+    assert "guide.old: signed off 2025-06-01" in captured.err and "article 37" in captured.err
+
+
+def _clauses_check_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, type_id: str, clause: dict[str, Any]
+) -> int:
+    """`lexspec clauses check` over a copy of the shipped prompts of `type_id` with one clause
+    added to its library; returns the exit code."""
     import shutil
 
     from app.config import get_settings
 
-    guide = "cross-border-filing-guide"
-    shutil.copytree(PROMPTS / guide, tmp_path / guide)
-    path = tmp_path / guide / "clauses.yaml"
-    old = {"id": "guide.old", "part": "why-route", "author": "a", "approved": "2025-06-01",
-           "version": "1", "signed_off": "2025-06-01", "when": {"route_rule": "ciio"},
-           "cites": [{"statute": CSL, "article": 37}], "text": LOCALISATION}  # fmt: skip
+    shutil.copytree(PROMPTS / type_id, tmp_path / type_id)
+    path = tmp_path / type_id / "clauses.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    data["clauses"].append(old)
+    data["clauses"].append(clause)
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path))
     get_settings.cache_clear()
     try:
-        assert main(["clauses", "check"]) == 2
+        return main(["clauses", "check"])
     finally:
         get_settings.cache_clear()
-    captured = capsys.readouterr()
-    count = len(data["clauses"])
-    assert f"{guide}: {count} clause(s) loaded" in captured.out  # flagged, not refused
-    assert "guide.old: signed off 2025-06-01" in captured.err and "article 37" in captured.err
