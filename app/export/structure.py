@@ -35,7 +35,12 @@ _QUOTE = re.compile(r">[ \t]?")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,}|={3,})")
 _TABLE_ROW = re.compile(r"\|.*\|")
 _TABLE_SEPARATOR = re.compile(r"\|(?:[ \t]*:?-+:?[ \t]*\|)+")
-_BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+# **bold** / __bold__ as in CommonMark: the markers hug the text (no space or marker inside
+# them) and stand apart from more of the same character, so a fill-in blank (签字：______) or
+# a run of asterisks stays as written
+_BOLD = re.compile(
+    r"(?<!\*)\*\*(?=[^*\s])(.+?)(?<=[^*\s])\*\*(?!\*)|(?<!_)__(?=[^_\s])(.+?)(?<=[^_\s])__(?!_)"
+)
 _TITLE_ENDINGS = tuple("。；;：:，,！!？?")
 HEADING_MAX_CHARS = 40  # a numbered "heading" longer than this is a paragraph
 TITLE_MAX_CHARS = 40

@@ -74,6 +74,29 @@ def test_bold_and_article_labels_are_bold_spans() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("line", "spans"),
+    [
+        # fill-in blanks and runs of markers are text, kept as written
+        (
+            "甲方（签字）：__________  日期：______",
+            [("甲方（签字）：__________  日期：______", False)],
+        ),
+        ("请在 ____ 处填写", [("请在 ____ 处填写", False)]),
+        ("注：******表示隐去", [("注：******表示隐去", False)]),
+        ("2 ** 3 ** 4", [("2 ** 3 ** 4", False)]),
+        # markers that hug their text are bold, either spelling
+        (
+            "填写__姓名__即可，**重要**。",
+            [("填写", False), ("姓名", True), ("即可，", False), ("重要", True), ("。", False)],
+        ),
+    ],
+)
+def test_bold_markers_hug_their_text(line: str, spans: list[tuple[str, bool]]) -> None:
+    (block,) = parse_draft("正文。\n" + line)[1:]
+    assert [(s.text, s.bold) for s in block.spans] == spans
+
+
 def test_pipe_table() -> None:
     text = "正文。\n| 材料 | 说明 |\n|---|:---:|\n| 申报书 | 加盖**公章** |\n|只有一格|\n正文。"
     blocks = parse_draft(text)
