@@ -220,9 +220,14 @@ def _allowed(sensitive: bool, label: str, facts: Facts) -> tuple[set[int], int |
 
 
 def _count_verdict(
-    text: str, q: Quantity, bound: Bound | None, sentence: str, clause: str, allowed: set[int],
+    text: str,
+    q: Quantity,
+    bound: Bound | None,
+    sentence: str,
+    clause: str,
+    allowed: set[int],
     facts: Facts,
-) -> Verdict:  # fmt: skip
+) -> Verdict:
     """The verdict on the count q, with its bound if any, that may state `allowed`."""
     aside: Verdict = "aside" if q.value in allowed | statutory_thresholds() else "unconfirmed"
     hypothetical = bool(HYPOTHETICAL.search(sentence))
@@ -265,6 +270,7 @@ def _count_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Cl
         if expected is None:
             continue
         bound = bound_at(text, q)
+        # an exact figure is its own bound: the route it would lead to is decided at its value
         written = bound or Bound("ge", q.value, q.start, q.end)
         yield Claim(
             "count",
@@ -307,9 +313,16 @@ def _share_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Cl
             verdict: Verdict = "agrees" if bound.allows(expected) else "contradicts"
             quoted = text[bound.start : bound.end]
             yield Claim(
-                "share", bound.start, bound.end, quoted, verdict, f"{expected:,}", SENSITIVE,
-                expected, bound,
-            )  # fmt: skip
+                "share",
+                bound.start,
+                bound.end,
+                quoted,
+                verdict,
+                f"{expected:,}",
+                SENSITIVE,
+                expected,
+                bound,
+            )
 
 
 def _period_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Claim]:
@@ -325,9 +338,14 @@ def _period_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[C
             continue
         for m in other_periods(sentence):
             yield Claim(
-                "period", begin + m.start(), begin + m.end(), m.group(0), "contradicts",
-                RULE_PERIOD, ("计算期间", "counting period"),
-            )  # fmt: skip
+                "period",
+                begin + m.start(),
+                begin + m.end(),
+                m.group(0),
+                "contradicts",
+                RULE_PERIOD,
+                ("计算期间", "counting period"),
+            )
 
 
 def _states_count(sentence: str) -> bool:
@@ -351,9 +369,14 @@ def _date_claims(text: str, facts: Facts) -> Iterator[Claim]:
         if not named and mention.value not in facts.dates.values():
             verdict = "unconfirmed"
         yield Claim(
-            "date", mention.start, mention.end, text[mention.start : mention.end], verdict,
-            (wrong[0] if wrong else mention.value).isoformat(), ("日期", "date"),
-        )  # fmt: skip
+            "date",
+            mention.start,
+            mention.end,
+            text[mention.start : mention.end],
+            verdict,
+            (wrong[0] if wrong else mention.value).isoformat(),
+            ("日期", "date"),
+        )
 
 
 def read_claims(text: str, facts: Facts) -> list[Claim]:
