@@ -22,7 +22,8 @@ from app.outline.clauses import ChosenClause
 from app.outline.compose import OutlinePlan
 from app.outline.model import Outline
 from app.route import RouteDecision
-from app.route.facts import FormFacts, form_facts
+from app.route.claims import Facts
+from app.route.facts import form_facts
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -52,7 +53,7 @@ class DraftContext:
     required_sections: tuple[str, ...] = ()
     doc_date: dt.date | None = None  # the form's date field; None: today
     route: RouteDecision | None = None  # the transfer route the facts lead to (decided once)
-    facts: FormFacts | None = None  # the form as the facts check reads it (transfer forms)
+    facts: Facts | None = None  # the form as the facts check reads it (transfer forms)
     header: ExportHeader = field(default_factory=ExportHeader)
     mode: DraftMode = "free-form"
     rendered: RenderedPrompt | None = None

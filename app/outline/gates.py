@@ -18,28 +18,22 @@ tests/unit/test_gates.py.
   ("措斉": 斉 is a Japanese form); (d) U+FFFD or a private-use character.
 - prose.repetition: a sentence of at least MIN_SENTENCE characters written twice, or a stretch of
   2 or more characters repeated 4 or more times in a row.
-- prose.wrong_fact: a count of people (a number followed by 人/名/位, or after 人数; read as the
-  facts check reads counts, app.validation.count_claims) that is not
-  the form's (the sensitive count where the number's own words, or the label before it, speak
-  of 敏感个人信息), or a date that is not the
-  form's, unless it is written the same way in the known text (a statutory threshold such as
-  100万人 in the clause).
+- prose.wrong_fact: a count of people, a share said to be sensitive, a counting period or a date
+  that the facts check would report (app/route/claims.py reads them for both), or a figure or
+  date it cannot confirm (neither the form's nor a statutory threshold such as 100万人, in a
+  hypothetical or a rule's condition; a date no field of the form holds) unless it is written
+  the same way in the known text (the `GATE` policy).
 - prose.cut_off: the part's budget cut it (the caller says so) and its text does not end a
   sentence (。！？；…, a closing quote or bracket): the last sentence is unfinished.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 from app.domain import Finding
-from app.route.form import form_counts
-from app.validation.count_claims import PEOPLE_AFTER, about_sensitive
+from app.route.claims import GATE, Facts, read_claims
 from app.validation.messages import finding
-from app.validation.quantities import dates, quantities
 
 ECHO_CHARS = 10
 MIN_SENTENCE = 6
@@ -52,8 +46,6 @@ BROKEN = re.compile(r"[\ufffd\ue000-\uf8ff]")
 LEAD_IN = re.compile(r"(?:[：:]|(?:如下|以下|下列)[。，,：:]?)\s*$")
 SENTENCE = re.compile(r"[^。！？；!?;\n]+[。！？；!?;]?")
 RUN = re.compile(r"(.{2,}?)\1{3,}", re.DOTALL)
-COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")
-NOUN_END = re.compile(r"[，,。；;、）)]|和|及|与|以及")
 # a sentence in the prompt's voice: the model addressed as "you", or describing itself
 ROLE_VOICE = re.compile(
     r"(?:^|(?<=[。！？；!?;\n]))\s*(?:"
@@ -64,33 +56,6 @@ ROLE_VOICE = re.compile(
     re.IGNORECASE,
 )
 SENTENCE_END = re.compile(r"[。！？；!?;…」』”’）)】]\s*$")
-
-
-@dataclass(frozen=True)
-class GateFacts:
-    """What a part may state: the form's counts and dates, and the text it may quote."""
-
-    individuals: int | None = None
-    sensitive: int | None = None
-    dates: frozenset[dt.date] = frozenset()
-    known: str = ""  # the facts block, the form's values and the part's clause
-
-
-def gate_facts(values: Mapping[str, str], known: str) -> GateFacts:
-    """The gates' facts from the form's values; `known` is the text the part may quote."""
-    day: set[dt.date] = set()
-    for value in values.values():
-        try:
-            day.add(dt.date.fromisoformat(str(value).strip()))
-        except ValueError:
-            continue
-    individuals, sensitive = form_counts(values)
-    return GateFacts(
-        individuals=individuals,
-        sensitive=sensitive,
-        dates=frozenset(day),
-        known="\n".join((known, *map(str, values.values()))),
-    )
 
 
 def instruction_echo(text: str, instruction: str, known: str = "") -> list[Finding]:
@@ -148,49 +113,10 @@ def repetition(text: str) -> list[Finding]:
     return []
 
 
-def _expected(before: str, after: str, facts: GateFacts) -> set[int]:
-    """The counts a number may be: the sensitive count when its own words (up to the next
-    comma or 和) say 敏感, or, after a 人数 label or with no noun of its own (涉及0人), when the
-    words before it do; else the individuals."""
-    own = NOUN_END.split(after, maxsplit=1)[0]
-    noun = PEOPLE_AFTER.sub("", own, count=1).strip("。！？；;：: ")
-    label = before if COUNT_LABEL.search(before) or not noun else ""
-    if about_sensitive(own + label):
-        return {facts.sensitive or 0}
-    individuals = facts.individuals or 0
-    return {individuals, individuals + (facts.sensitive or 0)}
-
-
-def wrong_fact(text: str, facts: GateFacts) -> list[Finding]:
-    out: list[Finding] = []
-    if facts.individuals is not None:
-        for q in quantities(text):
-            people = PEOPLE_AFTER.match(text, q.end)
-            labelled = COUNT_LABEL.search(text, max(0, q.start - 8), q.start)
-            if not (people or labelled):
-                continue
-            left = max(text.rfind(c, 0, q.start) for c in "，,。；;\n") + 1
-            if q.value in _expected(text[left : q.start], text[q.end : q.end + 16], facts):
-                continue
-            written = text[q.start : people.end() if people else q.end]
-            if q.value and written in facts.known:
-                continue  # a threshold the clause or the facts state (100万人)
-            out.append(finding("prose.wrong_fact", q.start, q.end, "", found=written))
-    for mention in dates(text):
-        if (
-            mention.value not in facts.dates
-            and text[mention.start : mention.end] not in facts.known
-        ):
-            out.append(
-                finding(
-                    "prose.wrong_fact",
-                    mention.start,
-                    mention.end,
-                    "",
-                    found=text[mention.start : mention.end],
-                )
-            )
-    return out[:1]
+def wrong_fact(text: str, facts: Facts) -> list[Finding]:
+    """The first claim about the form's facts the gate rejects (app/route/claims.GATE)."""
+    rejected = GATE.flagged(read_claims(text, facts), facts.known)
+    return [finding("prose.wrong_fact", c.start, c.end, "", found=c.quoted) for c in rejected[:1]]
 
 
 def cut_off(text: str, truncated: bool) -> list[Finding]:
@@ -202,7 +128,7 @@ def cut_off(text: str, truncated: bool) -> list[Finding]:
 
 
 def gate_findings(
-    text: str, instruction: str, facts: GateFacts, *, truncated: bool = False
+    text: str, instruction: str, facts: Facts, *, truncated: bool = False
 ) -> tuple[Finding, ...]:
     """Every gate a part's prose fails (at most one finding per gate), in gate order;
     `truncated`: the part's budget cut it."""

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from app.domain import Bilingual, Finding, PartSource, PartWriting
 from app.outline.compose import ADAPT_ASK, NO_TEXT, Step
 from app.outline.fidelity import faithful, must_keep, prose_form
-from app.outline.gates import GateFacts, gate_facts, gate_findings
+from app.outline.gates import gate_findings
+from app.route.claims import Facts, read_facts
 
 if TYPE_CHECKING:
     from app.outline.run import PartResult
@@ -68,10 +69,10 @@ def instruction(step: Step, writing: PartWriting, system: str = "") -> str:
     return f"{system}\n{ask}" if system else ask
 
 
-def facts_for(values: dict[str, str], facts_block: str, step: Step) -> GateFacts:
+def facts_for(values: dict[str, str], facts_block: str, step: Step) -> Facts:
     """The gates' facts for one part: the form's values, the shared facts block and its clause."""
     clause = step.clause.text if step.clause else ""
-    return gate_facts(values, f"{facts_block}\n{clause}")
+    return read_facts(values, known=f"{facts_block}\n{clause}")
 
 
 def fallback(step: Step, gates: tuple[str, ...]) -> Settled:
@@ -85,7 +86,7 @@ def settle(
     prose: str,
     step: Step,
     writing: PartWriting,
-    facts: GateFacts,
+    facts: Facts,
     system: str = "",
     *,
     truncated: bool = False,
@@ -103,7 +104,7 @@ def part_findings(
     prose: str,
     step: Step,
     writing: PartWriting,
-    facts: GateFacts,
+    facts: Facts,
     system: str = "",
     *,
     truncated: bool = False,

@@ -1,9 +1,10 @@
-"""Reading counts of people in a draft (one reader for the facts check and the outline's
-prose.wrong_fact gate: `PEOPLE_AFTER`, `about_sensitive`), and how a draft states a count about the client: with a bound or an approximation (逾50万人,
-超过10万人, 100万人以上, 不足1万人, 约120万人, 近120万人, 120万人左右), and over which counting
-period (the rules count 自当年1月1日起; 自上年1月1日起, 上一年度, 过去12个月 … is another).
+"""How a draft writes a count of people (`PEOPLE_AFTER`, `about_sensitive`), and how it states a
+count about the client: with a bound or an approximation (逾50万人, 超过10万人, 100万人以上,
+不足1万人, 约120万人, 近120万人, 120万人左右), and over which counting period (the rules count
+自当年1月1日起; 自上年1月1日起, 上一年度, 过去12个月 … is another).
 
-Used by the facts check (app/route/facts.py): a bound the form's count cannot satisfy is a
+The pieces of the one reader of claims (app/route/claims.py), which the facts check and the
+outline's prose.wrong_fact gate both use: a bound the form's count cannot satisfy is a
 contradiction; an approximation within APPROX of the form's count is not. Pure functions."""
 
 from __future__ import annotations

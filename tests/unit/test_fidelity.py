@@ -21,7 +21,8 @@ from app.outline.fidelity import (
     stray_chars,
     unfinished,
 )
-from app.outline.gates import gate_facts, gate_findings
+from app.outline.gates import gate_findings
+from app.route.claims import read_facts
 
 RECORDED = yaml.safe_load(
     (Path(__file__).parent.parent / "fixtures" / "adaptations.yaml").read_text(encoding="utf-8")
@@ -34,7 +35,7 @@ CLAUSE = (
 
 def _refusals(text: str, clause: str, *, truncated: bool = False) -> set[str]:
     """Every gate an adapted part with this text fails (the prose, form and fidelity gates)."""
-    facts = gate_facts({}, clause)
+    facts = read_facts({}, known=clause)
     found = (
         *gate_findings(text, "", facts, truncated=truncated),
         *prose_form(text, facts.known, clause),

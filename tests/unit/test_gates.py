@@ -7,20 +7,19 @@ import datetime as dt
 import pytest
 
 from app.outline.gates import (
-    GateFacts,
     cut_off,
     dangling_lead_in,
     garble,
-    gate_facts,
     gate_findings,
     instruction_echo,
     repetition,
     wrong_fact,
 )
+from app.route.claims import Facts, read_facts
 
 ASK = "请说明接收方在该场景下处理上述数据的主要风险，以及披露方应当如何控制这些风险。"
 CLAUSE = "依照《促进和规范数据跨境流动规定》第七条，累计向境外提供100万人以上个人信息的，应当申报。"
-FACTS = gate_facts(
+FACTS = read_facts(
     {
         "individuals_count": "150000",
         "sensitive_count": "0",
@@ -123,7 +122,7 @@ def test_wrong_fact(text: str, found: bool) -> None:
 
 
 def test_wrong_fact_without_counts_on_the_form_checks_dates_only() -> None:
-    facts = GateFacts(dates=frozenset({dt.date(2025, 4, 1)}))
+    facts = Facts(dates={"date": dt.date(2025, 4, 1)})
     assert wrong_fact("涉及3人。", facts) == []
     assert [f.code for f in wrong_fact("自2022年1月1日起。", facts)] == ["prose.wrong_fact"]
 
