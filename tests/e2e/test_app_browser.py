@@ -18,7 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.conftest import acting
+from tests.conftest import acting, app_context, app_session
 from tests.e2e.conftest import PASSWORD, RunningApp
 from tests.servers import REPO
 
@@ -228,17 +228,17 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
         )
         cases = (doc.example_values(),)
         spec = StudySpec("e2e pilot", doc.id, cases, arms, ("rita",), design="both")
-        with database.session_scope() as session:
+        with app_session() as session:
             study = studies.create_study(
                 spec, session=session, settings=settings, actor=acting("boss", session=session)
             )
         progress = studies.generate_items(
             study.id,
-            session_factory=database.get_session_factory(),
+            session_factory=app_context().session_factory,
             settings=settings,
-            actor=acting("boss", factory=database.get_session_factory()),
+            actor=acting("boss", factory=app_context().session_factory),
         )
-        with database.session_scope() as session:
+        with app_session() as session:
             errors = [i.error for i in studies.list_items(study.id, session=session,
                       actor=acting("boss", session=session)) if i.error]  # fmt: skip
         assert progress.done == progress.total == 2, errors

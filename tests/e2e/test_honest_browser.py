@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.llm.metrics_parse import E2E, RUNNING, WAITING, scrape
-from tests.conftest import acting
+from tests.conftest import acting, app_session
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
     COMPANY_INPUT,
@@ -143,7 +143,7 @@ def test_results_of_a_tiny_study_say_it_is_too_small(
     get_settings.cache_clear()
     database.reset()
     try:
-        with database.session_scope() as session:
+        with app_session() as session:
             for pair in studies.reviewer_queue(
                 study_id, session=session, actor=acting("rita", session=session)
             ):

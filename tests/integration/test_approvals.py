@@ -12,6 +12,7 @@ from app.config import get_settings
 from app.review.approvals import ApprovalError, approve_output
 from app.serving.corpus import corpus_files
 from audit.domain import User
+from tests.conftest import app_session
 
 pytestmark = pytest.mark.integration
 
@@ -32,20 +33,18 @@ def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _user(role: str) -> User:
-    from app.database import session_scope
     from audit import users
 
-    with session_scope() as session:
+    with app_session() as session:
         return users.create_user(f"u-{role}", role, "long enough pw", session=session)
 
 
 def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -> None:
-    from app.database import session_scope
     from audit.store import list_events, verify_chain
 
     settings = get_settings()
     drafter = _user("drafter")
-    with session_scope() as session:
+    with app_session() as session:
         approval = approve_output(
             GUIDE,
             doc_type="cross-border-filing-guide",
@@ -57,7 +56,7 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
     assert approval.path.read_text(encoding="utf-8") == GUIDE.strip() + "\n"
     # the retrieval drafter's file scan finds it
     assert approval.path in corpus_files(None, settings.resolved_corpus_dir)
-    with session_scope() as session:
+    with app_session() as session:
         events = [e for e in list_events(session=session) if e.kind == "output.approved"]
         assert verify_chain(session=session).ok
     assert len(events) == 1
@@ -67,15 +66,13 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
 
 
 def test_reviewers_cannot_approve_and_empty_drafts_are_refused(app_settings: None) -> None:
-    from app.database import session_scope
-
     settings = get_settings()
     reviewer, admin = _user("reviewer"), _user("admin")
-    with session_scope() as session, pytest.raises(PermissionDenied):
+    with app_session() as session, pytest.raises(PermissionDenied):
         approve_output(
             GUIDE, doc_type="x", generation_id=1, settings=settings, session=session, actor=reviewer
         )
-    with session_scope() as session, pytest.raises(ApprovalError) as err:
+    with app_session() as session, pytest.raises(ApprovalError) as err:
         approve_output(
             "  \n", doc_type="x", generation_id=1, settings=settings, session=session, actor=admin
         )
