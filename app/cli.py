@@ -1,12 +1,17 @@
 """`lexspec ...` command line. Each subcommand lives in app/commands/<area>.py and
-exposes register(subparsers); heavy imports happen inside the handlers."""
+exposes register(subparsers); heavy imports happen inside the handlers. `main` builds the
+acting context (app.context: the Settings, the database) once and hands it to the handler,
+`handler(args, ctx)`."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 COMMAND_MODULES = (
     "app.commands.run",
@@ -39,10 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, context: Context | None = None) -> int:
+    """Run one command; `context`: the settings and database to act on (default: this
+    installation's, from the environment)."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args, context or command_context()) or 0)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bad setting or file: one line (app.commands.failures)
@@ -52,6 +59,15 @@ def main(argv: list[str] | None = None) -> int:
         if code is None:
             raise
         return code
+
+
+def command_context() -> Context:
+    """The context of a command: this installation's Settings, its database opened on first use
+    (a command acts as the user its `--as` names, which the handler resolves)."""
+    from app.config import get_settings
+    from app.context import Context
+
+    return Context(get_settings())
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""Shared fixtures: real embedded LLM servers, real databases, the settings the CLI tests read."""
+"""Shared fixtures: real embedded LLM servers, real databases, the acting contexts tests build
+from their own Settings."""
 
 from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,17 +18,50 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
+    from app.context import Context
+
+MakeContext = Callable[..., "Context"]
+
 
 @pytest.fixture
-def zh_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Chinese messages and the bundled statute catalogue (no firm file), settings re-read."""
-    from app.config import get_settings
+def make_context(tmp_path: Path) -> Iterator[MakeContext]:
+    """`make_context(factory=None, **settings)`: an acting context (app.context) from Settings of
+    the test's own (keywords override the environment; the data directory is a temp dir unless
+    given), on `factory`'s database or else the one those Settings name. What a page or a
+    command would build, handed in (`app.cli.main(argv, context=...)`) instead of set through
+    LEXSPEC_* variables; the engines opened for it are disposed afterwards."""
+    from app import database
+    from app.config import Settings
+    from app.context import Context
 
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+    def build(factory: sessionmaker[Session] | None = None, **settings: object) -> Context:
+        settings.setdefault("data_dir", tmp_path / "data")
+        return Context(Settings(**settings), factory)  # type: ignore[arg-type]
+
+    yield build
+    database.reset()
+
+
+@pytest.fixture
+def zh_context(make_context: MakeContext) -> Context:
+    """Chinese messages and the bundled statute catalogue (no firm file)."""
+    return make_context(lang="zh", statutes_file=None)
+
+
+def app_context() -> Context:
+    """The context the pages and commands build from the environment (app.cli.command_context),
+    for a test that configures a page or a subprocess through LEXSPEC_* variables and must
+    act on the same installation."""
+    from app.cli import command_context
+
+    return command_context()
+
+
+@contextmanager
+def app_session() -> Iterator[Session]:
+    """A unit of work on the database of `app_context()`."""
+    with app_context().session() as session:
+        yield session
 
 
 @pytest.fixture

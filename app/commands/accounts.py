@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.i18n import cli_text
 from audit.domain import ROLES
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 ROLE_CHOICES = ROLES  # the CLI offers exactly the roles audit/domain.py declares
 
@@ -61,14 +64,13 @@ def _ask_password() -> str | None:
     return first
 
 
-def cmd_user_add(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_user_add(args: argparse.Namespace, ctx: Context) -> int:
     from audit.users import create_user, generate_password
 
     password = args.password or _ask_password()
     generated = password is None
     password = password or generate_password()
-    with session_scope() as session:
+    with ctx.session() as session:
         user = create_user(
             args.name, args.role, password, session=session, must_change_password=generated
         )
@@ -78,11 +80,10 @@ def cmd_user_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_user_list(_args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_user_list(_args: argparse.Namespace, ctx: Context) -> int:
     from audit.users import list_users
 
-    with session_scope() as session:
+    with ctx.session() as session:
         users = list_users(session=session)
     if not users:
         print(cli_text("cli.accounts.no_users"))
@@ -93,31 +94,29 @@ def cmd_user_list(_args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_user_reset(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_user_reset(args: argparse.Namespace, ctx: Context) -> int:
     from audit.users import reset_password
 
-    with session_scope() as session:
+    with ctx.session() as session:
         password = reset_password(args.name, session=session, actor="cli")
     print(f"一次性密码（仅显示一次）/ One-time password (shown once): {password}")
     return 0
 
 
-def cmd_user_role(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_user_role(args: argparse.Namespace, ctx: Context) -> int:
     from audit.users import set_role
 
-    with session_scope() as session:
+    with ctx.session() as session:
         user = set_role(args.name, args.role, session=session, actor="cli")
     print(cli_text("cli.accounts.role_changed", name=user.name, role=user.role))
     return 0
 
 
-def _report_spool() -> bool:
+def _report_spool(ctx: Context) -> bool:
     """Say how many records wait in the spool and how many lines sit in its quarantine."""
     from app.database import spool_status
 
-    status = spool_status()
+    status = spool_status(ctx.settings)
     if status.pending:
         line = cli_text("cli.accounts.spooled", n=status.pending, path=status.spool_path)
         print(line, file=sys.stderr)
@@ -131,22 +130,20 @@ def _report_spool() -> bool:
     return bool(status.pending or status.quarantined)
 
 
-def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def cmd_audit_verify(args: argparse.Namespace, ctx: Context) -> int:
     from app.database.verify import verify_all
     from app.review.precedents import published_faults
     from audit.anchor import parse
 
     kept = [parse(line) for line in args.checkpoint]
     try:
-        with session_scope() as session:  # first use replays the spool when it can
-            verdict = verify_all(session=session, kept=kept)
-            published = published_faults(settings=get_settings(), session=session)
+        with ctx.session() as session:  # first use replays the spool when it can
+            verdict = verify_all(settings=ctx.settings, session=session, kept=kept)
+            published = published_faults(settings=ctx.settings, session=session)
     except Exception:
-        _report_spool()
+        _report_spool(ctx)
         raise
-    _report_spool()
+    _report_spool(ctx)
     report = verdict.chain
     if verdict.ok:
         print(cli_text("cli.accounts.chain_intact", n=report.checked))
@@ -177,12 +174,12 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     return 0 if verdict.ok and not published else 1
 
 
-def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:
+def cmd_audit_checkpoint(_args: argparse.Namespace, ctx: Context) -> int:
     from app.database import get_engine
     from app.database.anchoring import anchor
 
-    get_engine()  # first use anchors a chain that has no checkpoint yet
-    target = anchor()
+    get_engine(ctx.settings)  # first use anchors a chain that has no checkpoint yet
+    target = anchor(ctx.settings)
     newest = target.read().newest
     if newest is None:
         print(cli_text("cli.accounts.no_checkpoint", path=target.checkpoint_path), file=sys.stderr)
@@ -192,11 +189,10 @@ def cmd_audit_checkpoint(_args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_db_upgrade(_args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def cmd_db_upgrade(_args: argparse.Namespace, ctx: Context) -> int:
     from audit.db import current_revision, make_engine, migrate
 
-    engine = make_engine(get_settings().resolved_database_url)
+    engine = make_engine(ctx.settings.resolved_database_url)
     before = current_revision(engine)
     migrate(engine)
     after = current_revision(engine)

@@ -21,6 +21,8 @@ from app.domain import describe
 from app.i18n import cli_text, t
 
 if TYPE_CHECKING:
+    from app.config import Settings
+    from app.context import Context
     from app.domain import CheckResult
     from app.drafting.context import DraftContext
 
@@ -134,22 +136,28 @@ def _summary(result: CheckResult, lang: str) -> str:
     return t("cli.check.summary", lang, total=total, errors=errors, cites=cites)
 
 
-def _file_context(args: argparse.Namespace, prompts_dir: Path) -> DraftContext:
-    """A FILE checked against --doc-type's required sections, --facts and --date (today)."""
+def _file_context(args: argparse.Namespace, settings: Settings) -> DraftContext:
+    """A FILE checked against --doc-type's required sections, --facts and --date (today),
+    with the statute catalogue of `settings`."""
     from app.commands.cite import parse_date
     from app.drafting.context import checking_context
 
     day = parse_date(args.date)
-    sections = required_sections(args.doc_type, prompts_dir) if args.doc_type else ()
+    sections = required_sections(args.doc_type, settings.prompts_dir) if args.doc_type else ()
     values = read_facts(args.facts) if args.facts else {}
-    return checking_context(None, values, doc_date=day, required_sections=sections)
+    return checking_context(
+        None,
+        values,
+        doc_date=day,
+        required_sections=sections,
+        statutes_file=settings.statutes_file,
+    )
 
 
-def _logged(args: argparse.Namespace) -> tuple[DraftContext, str]:
+def _logged(args: argparse.Namespace, ctx: Context) -> tuple[DraftContext, str]:
     """A logged generation's context and text (FILE, else its newest saved text); --date
     overrides the document's date."""
     from app.commands.cite import parse_date
-    from app.database import session_scope
     from app.drafting.context import stored_context
     from app.drafting.revisions import current_text
     from audit.store import get_generation
@@ -159,35 +167,34 @@ def _logged(args: argparse.Namespace) -> tuple[DraftContext, str]:
             "--generation 已带有文书类型与表单事实，不能再给 --doc-type 或 --facts",
             "--generation brings its own type and form facts: no --doc-type or --facts with it",
         )
-    with session_scope() as session:
+    with ctx.session() as session:
         stored = get_generation(args.generation, session=session)
         now = current_text(args.generation, session=session) if stored is not None else None
     if stored is None or now is None:
         gid = args.generation
         raise InputError(f"没有编号为 {gid} 的生成记录", f"No generation #{gid}")
-    context = stored_context(stored)
+    context = stored_context(stored, ctx.settings)
     if args.date:
         context = replace(context, doc_date=parse_date(args.date))
     return context, read_draft(args.file) if args.file else now.text
 
 
-def handle(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.drafting.checking import check, statute_catalogue
     from app.validation import CatalogueError
 
-    settings = get_settings()
+    settings = ctx.settings
     lang = settings.lang
     try:
         statute_catalogue(settings)  # a broken firm statute file is reported, not replaced
         if args.generation is not None:
-            context, text = _logged(args)
+            context, text = _logged(args, ctx)
         elif args.file is None:
             raise InputError(
                 "请给出文件（或 -），或 --generation", "Give a FILE (or -), or --generation"
             )
         else:
-            context, text = _file_context(args, settings.prompts_dir), read_draft(args.file)
+            context, text = _file_context(args, settings), read_draft(args.file)
         result = check(context, text)
     except (InputError, CatalogueError) as exc:
         print(describe(exc).text(lang), file=sys.stderr)

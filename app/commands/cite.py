@@ -10,10 +10,14 @@ import argparse
 import datetime as dt
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError
 from app.domain import describe
 from app.i18n import cli_text, t
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,14 +46,13 @@ def parse_date(value: str | None) -> dt.date:
         raise InputError(f"日期应为 YYYY-MM-DD：{value}", f"Dates are YYYY-MM-DD: {value}") from exc
 
 
-def handle(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.drafting.checking import statute_catalogue
     from app.validation import CatalogueError
     from app.validation.lookup import CitationLookupError, lookup
     from app.validation.texts import StatuteTextError, load_texts
 
-    settings = get_settings()
+    settings = ctx.settings
     lang = settings.lang
     try:
         day = parse_date(args.date)

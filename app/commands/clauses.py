@@ -22,6 +22,7 @@ from app.i18n import cli_text
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+    from app.context import Context
     from app.outline.model import OutlineLibrary
     from audit.domain import User
 
@@ -81,18 +82,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         parser.set_defaults(func=_guarded(handler))
 
 
-def _outlines() -> tuple[OutlineLibrary, list[str]]:
-    from app.config import get_settings
+def _outlines(ctx: Context) -> tuple[OutlineLibrary, list[str]]:
     from app.outline.prepare import load_outlines
     from app.prompts import load_library
 
-    prompts_dir = get_settings().prompts_dir
-    library = load_library(prompts_dir)
-    return load_outlines(prompts_dir, library.types), library.errors
+    settings = ctx.settings
+    library = load_library(settings.prompts_dir)
+    outlines = load_outlines(
+        settings.prompts_dir,
+        library.types,
+        corpus_dir=settings.resolved_corpus_dir,
+        statutes_file=settings.statutes_file,
+    )
+    return outlines, library.errors
 
 
-def handle_check(_args: argparse.Namespace) -> int:
-    outlines, type_errors = _outlines()
+def handle_check(_args: argparse.Namespace, ctx: Context) -> int:
+    outlines, type_errors = _outlines(ctx)
     problems = [*type_errors, *outlines.errors]
     for outline in outlines.outlines.values():
         problems.extend(outline.clause_errors)
@@ -128,8 +134,8 @@ def _when(raw: object) -> str:
     return ";".join(f"{k}={v}" for k, v in raw.items()) if isinstance(raw, dict) else str(raw)
 
 
-def handle_list(args: argparse.Namespace) -> int:
-    outlines, _ = _outlines()
+def handle_list(args: argparse.Namespace, ctx: Context) -> int:
+    outlines, _ = _outlines(ctx)
     chosen = sorted(outlines.outlines)
     if args.doc_type is not None:
         if args.doc_type not in outlines.outlines:
@@ -154,17 +160,19 @@ def handle_list(args: argparse.Namespace) -> int:
 # --- the firm's clauses -----------------------------------------------------------------------
 
 
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def _guarded(
+    handler: Callable[[argparse.Namespace, Context], int],
+) -> Callable[[argparse.Namespace, Context], int]:
     """A mistake in the request becomes one line and exit 2 (a database that does not answer
     stays app.commands.failures' one line and exit 1)."""
 
-    def run(args: argparse.Namespace) -> int:
+    def run(args: argparse.Namespace, ctx: Context) -> int:
         from app.accounts import PermissionDenied
         from app.outline.clauses import ClauseFileError
         from app.review.precedents import PrecedentError
 
         try:
-            return handler(args)
+            return handler(args, ctx)
         except (PrecedentError, PermissionDenied, ClauseFileError, LookupError, OSError) as exc:
             print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
         return BAD_INPUT
@@ -182,14 +190,12 @@ def _actor(name: str, session: Session) -> User:
     return user
 
 
-def handle_propose(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def handle_propose(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
-    settings = get_settings()
+    settings = ctx.settings
     refused = 0
-    with session_scope() as session:
+    with ctx.session() as session:
         actor = _actor(args.actor, session)
         found = precedents.candidates(
             args.revision, settings=settings, session=session, actor=actor
@@ -197,7 +203,7 @@ def handle_propose(args: argparse.Namespace) -> int:
         if not found:
             print(cli_text("cli.clauses.no_candidates"))
         for cand in found:
-            draft = cand.draft(actor.name, placeholders=not args.keep_values)
+            draft = cand.draft(actor.name, settings=settings, placeholders=not args.keep_values)
             try:
                 row = precedents.propose(draft, settings=settings, session=session, actor=actor)
             except precedents.PrecedentError as exc:  # refused, or this part proposed already
@@ -223,11 +229,10 @@ def handle_propose(args: argparse.Namespace) -> int:
     return BAD_INPUT if refused else 0
 
 
-def handle_pending(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def handle_pending(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
-    with session_scope() as session:
+    with ctx.session() as session:
         rows = precedents.pending(session=session, doc_type=args.doc_type)
     for r in rows:
         print(cli_text("cli.clauses.pending_line", id=r.id, type=r.doc_type, clause=r.clause_id,
@@ -236,14 +241,12 @@ def handle_pending(args: argparse.Namespace) -> int:
     return 0
 
 
-def handle_approve(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def handle_approve(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
-    with session_scope() as session:
+    with ctx.session() as session:
         actor = _actor(args.actor, session)
-        row = precedents.approve(args.id, settings=get_settings(), session=session, actor=actor)
+        row = precedents.approve(args.id, settings=ctx.settings, session=session, actor=actor)
     print(
         cli_text(
             "cli.clauses.approved",
@@ -256,24 +259,21 @@ def handle_approve(args: argparse.Namespace) -> int:
     return 0
 
 
-def handle_reject(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def handle_reject(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
-    with session_scope() as session:
+    with ctx.session() as session:
         actor = _actor(args.actor, session)
         row = precedents.reject(args.id, note=args.note, session=session, actor=actor)
     print(cli_text("cli.clauses.rejected", id=row.id, clause=row.clause_id))
     return 0
 
 
-def handle_export(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def handle_export(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
-    precedents.type_library(args.doc_type, get_settings())  # an unknown type: one line, exit 2
-    with session_scope() as session:
+    precedents.type_library(args.doc_type, ctx.settings)  # an unknown type: one line, exit 2
+    with ctx.session() as session:
         text = precedents.library_yaml(args.doc_type, session=session)
         count = len(precedents.current_versions(args.doc_type, session=session))
     args.file.write_text(text, encoding="utf-8")
@@ -281,37 +281,34 @@ def handle_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def handle_publish(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import get_engine, session_scope
+def handle_publish(args: argparse.Namespace, ctx: Context) -> int:
+    from app.database import get_engine
     from app.review import precedents
 
-    settings = get_settings()
+    settings = ctx.settings
     if args.doc_type is not None:
         precedents.type_library(args.doc_type, settings)  # an unknown type: one line, exit 2
         chosen = [args.doc_type]
     else:
-        with session_scope() as session:
+        with ctx.session() as session:
             chosen = precedents.published_types(settings=settings, session=session)
     for doc_type in chosen:
-        path = precedents.publish(doc_type, settings=settings, bind=get_engine())
-        with session_scope() as session:
+        path = precedents.publish(doc_type, settings=settings, bind=get_engine(settings))
+        with ctx.session() as session:
             count = len(precedents.current_versions(doc_type, session=session))
         print(cli_text("cli.clauses.published", count=count, type=doc_type, path=path))
     return 0
 
 
-def handle_import(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def handle_import(args: argparse.Namespace, ctx: Context) -> int:
     from app.review import precedents
 
     source = args.file.read_text(encoding="utf-8")
-    with session_scope() as session:
+    with ctx.session() as session:
         actor = _actor(args.actor, session)
         done = precedents.import_yaml(
             source, doc_type=args.doc_type, name=args.file.name,
-            settings=get_settings(), session=session, actor=actor,
+            settings=ctx.settings, session=session, actor=actor,
         )  # fmt: skip
     state = cli_text("cli.clauses.state_approved" if done.approved else "cli.clauses.state_pending")
     print(cli_text("cli.clauses.imported", count=len(done.proposed), state=state))

@@ -20,6 +20,7 @@ from app.i18n import cli_text
 
 if TYPE_CHECKING:
     from app.config import Settings
+    from app.context import Context
     from app.domain import GenerationParams, GenerationStats
     from app.drafting.context import DraftContext
     from app.drafting.outcome import GenerationOutcome, Run
@@ -128,6 +129,8 @@ def _prepare(
             client=client,
             params=params,
             mode=args.mode,
+            statutes_file=settings.statutes_file,
+            corpus_dir=settings.resolved_corpus_dir,
         )
     except FieldErrors as exc:
         lines = [msg("field_errors", lang)]
@@ -324,12 +327,12 @@ def _write_report(path: Path, data: dict[str, Any], lang: str) -> bool:
     return _write_out(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", lang)
 
 
-def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
+def _record(outcome: GenerationOutcome, user: str, lang: str, ctx: Context) -> bool:
     """Keep the output in the audit log like the app does (else in the spool); False, with a
     message, when the log could not be written."""
     from app.drafting.recording import keep
 
-    kept = keep(outcome, user_name=user)
+    kept = keep(outcome, user_name=user, ctx=ctx)
     if kept.problem is not None:
         print(kept.problem.text(lang), file=sys.stderr)
         return False
@@ -337,11 +340,10 @@ def _record(outcome: GenerationOutcome, user: str, lang: str) -> bool:
     return True
 
 
-def handle(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.drafting.service import start_draft
+def handle(args: argparse.Namespace, ctx: Context) -> int:
+    from app.drafting.service import endpoint_writing, start_draft
 
-    settings = get_settings()
+    settings = ctx.settings
     lang = args.lang or settings.lang
     doc = _pick_type(args, settings, lang)
     values = _values(args, doc, lang) if doc else None
@@ -357,14 +359,16 @@ def handle(args: argparse.Namespace) -> int:
     if client is None or prepared is None:
         return 2
     label = settings.all_endpoints()[endpoint].label
-    outcome = _stream(
-        start_draft(prepared, client, endpoint_name=endpoint, speculative_label=label), lang
+    writing = endpoint_writing(endpoint, settings)
+    run = start_draft(
+        prepared, client, endpoint_name=endpoint, speculative_label=label, writing=writing
     )
+    outcome = _stream(run, lang)
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
     if args.report is not None:
         written = _write_report(args.report, report(outcome, doc), lang) and written
-    logged = args.no_audit or _record(outcome, args.user, lang)
+    logged = args.no_audit or _record(outcome, args.user, lang, ctx)
     if not written:
         return 1
     code = {"complete": 0, "truncated": 0, "stopped": 130}.get(outcome.status, 1)

@@ -13,6 +13,8 @@ from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
 
 if TYPE_CHECKING:
+    from app.config import Settings
+    from app.context import Context
     from app.domain import CheckResult
     from app.prompts import DocType
 
@@ -55,28 +57,28 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _doc_type(type_id: str | None) -> DocType | None:
+def _doc_type(type_id: str | None, prompts_dir: Path) -> DocType | None:
     """The DocType named `type_id`, or None; raises ValueError with a bilingual message."""
     if not type_id:
         return None
-    from app.config import get_settings
     from app.prompts import load_library
 
-    library = load_library(get_settings().prompts_dir)
+    library = load_library(prompts_dir)
     if type_id not in library.types:
         known = ", ".join(sorted(library.types)) or "-"
         raise ValueError(cli_text("cli.export.unknown_type", type=type_id, known=known))
     return library.types[type_id]
 
 
-def _checked(text: str, doc_type: DocType | None, day: dt.date) -> CheckResult:
+def _checked(text: str, doc_type: DocType | None, day: dt.date, settings: Settings) -> CheckResult:
     """The draft's checks (app.drafting.checking.check) under the type on `day`; a broken firm
     statute file is reported, not replaced."""
     from app.drafting.checking import check, statute_catalogue
     from app.drafting.context import checking_context
 
-    statute_catalogue()
-    return check(checking_context(doc_type, {}, doc_date=day), text)
+    statute_catalogue(settings)
+    context = checking_context(doc_type, {}, doc_date=day, statutes_file=settings.statutes_file)
+    return check(context, text)
 
 
 def _output_path(args: argparse.Namespace) -> Path:
@@ -87,21 +89,22 @@ def _output_path(args: argparse.Namespace) -> Path:
     return Path(args.input).with_suffix(".docx")
 
 
-def handle(args: argparse.Namespace) -> int:
+def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.commands.cite import parse_date
     from app.export import ExportError, ExportMeta, cited_articles_of, draft_to_docx
+    from app.export.docx_writer import default_reference
     from app.validation import CatalogueError
 
     if args.revision is not None or args.tracked:
         from app.commands.export_revision import export_revision
 
-        return export_revision(args)
+        return export_revision(args, ctx)
     if args.input is None:
         return _fail(cli_text("cli.export.no_input"))
     try:
         out = _output_path(args)
         text = read_draft(args.input)
-        doc_type = _doc_type(args.doc_type)
+        doc_type = _doc_type(args.doc_type, ctx.settings.prompts_dir)
         day = parse_date(args.date)
     except (InputError, ValueError) as exc:
         return _fail(str(describe(exc)))
@@ -109,7 +112,8 @@ def handle(args: argparse.Namespace) -> int:
         return _fail(cli_text("cli.export.empty"))
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
     try:
-        result = _checked(text, doc_type, day) if args.findings or args.cited_articles else None
+        wanted = args.findings or args.cited_articles
+        result = _checked(text, doc_type, day, ctx.settings) if wanted else None
     except CatalogueError as exc:
         return _fail(str(describe(exc)))
     findings = tuple(result.findings) if result is not None and args.findings else ()
@@ -134,6 +138,7 @@ def handle(args: argparse.Namespace) -> int:
             comments=not args.no_comments,
             appendix=not args.no_appendix,
             cited_articles=cited,
+            reference=default_reference(ctx.settings),
         )
         out.write_bytes(data)
     except ExportError as exc:

@@ -6,9 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.domain import describe
 from app.i18n import cli_text
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 
 def _fail(message: str) -> int:
@@ -16,20 +20,18 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _title(doc_type: str, given: str | None) -> str:
+def _title(doc_type: str, given: str | None, prompts_dir: Path) -> str:
     """--title, else the document type's Chinese title, else its id."""
     if given:
         return given
-    from app.config import get_settings
     from app.prompts import load_library
 
-    types = load_library(get_settings().prompts_dir).types
+    types = load_library(prompts_dir).types
     return types[doc_type].title_zh if doc_type in types else doc_type
 
 
-def export_revision(args: argparse.Namespace) -> int:
+def export_revision(args: argparse.Namespace, ctx: Context) -> int:
     """Write the revision's DOCX to --out (default: <doc type>-<generation>-r<n>[-tracked].docx)."""
-    from app.database import session_scope
     from app.drafting.revision_export import file_stem, load_revision, version_docx
     from app.export import ExportError
 
@@ -38,10 +40,12 @@ def export_revision(args: argparse.Namespace) -> int:
     if args.input is not None:
         return _fail(cli_text("cli.export.file_or_revision"))
     try:
-        with session_scope() as session:
+        with ctx.session() as session:
             generation, revision = load_revision(args.revision, session=session)
-        title = _title(generation.record.doc_type, args.title)
-        data = version_docx(generation, revision, title=title, tracked=args.tracked)
+        title = _title(generation.record.doc_type, args.title, ctx.settings.prompts_dir)
+        data = version_docx(
+            generation, revision, title=title, settings=ctx.settings, tracked=args.tracked
+        )
     except (LookupError, ExportError) as exc:
         return _fail(str(describe(exc)))
     suffix = "-tracked" if args.tracked else ""

@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 
 def _err(said: Bilingual) -> int:
@@ -98,29 +102,31 @@ def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> st
     return format_plan(p, t_id, d_id, args.num_speculative_tokens)
 
 
-def handle_writing(args: argparse.Namespace) -> int:
+def handle_writing(args: argparse.Namespace, ctx: Context) -> int:
     """`lexspec doctor --endpoint NAME`: how well the endpoint adapts the clause library
     (measured once, then cached per endpoint + model; --remeasure measures again)."""
     from app.drafting.writing_mode import endpoint_measure, measure_line
     from app.drafting.writing_quality import measure_endpoint
     from app.llm.errors import LLMError
 
-    if args.remeasure or endpoint_measure(args.endpoint) is None:
+    if args.remeasure or endpoint_measure(args.endpoint, ctx.settings) is None:
         print(cli_text("writing_quality.measuring", endpoint=args.endpoint), file=sys.stderr)
     try:
-        found = measure_endpoint(args.endpoint, progress=_draw_progress, again=args.remeasure)
+        found = measure_endpoint(
+            args.endpoint, settings=ctx.settings, progress=_draw_progress, again=args.remeasure
+        )
     except (LLMError, ValueError, OSError) as exc:
         return _err(describe(exc))
     print(measure_line(found, args.lang))
     return 0
 
 
-def handle_doctor(args: argparse.Namespace) -> int:
+def handle_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from app.ops.capacity import CapacityError
     from app.ops.doctor import DoctorError, diagnose, format_report, load_tokenizer
 
     if args.endpoint:
-        return handle_writing(args)
+        return handle_writing(args, ctx)
     if args.target is None or args.draft is None:
         return _err(both("cli.ops.doctor.needs_args"))
     try:
@@ -144,7 +150,7 @@ def handle_doctor(args: argparse.Namespace) -> int:
     return 0 if report.compatible else 1
 
 
-def handle_plan(args: argparse.Namespace) -> int:
+def handle_plan(args: argparse.Namespace, ctx: Context) -> int:
     from app.ops.capacity import CapacityError
 
     try:
@@ -174,8 +180,7 @@ def _draw_progress(done: int, total: int, label: str) -> None:
     print(f"\r[{bar}] {done}/{total} {label:<24}", end=end, file=sys.stderr, flush=True)
 
 
-def handle_bench(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle_bench(args: argparse.Namespace, ctx: Context) -> int:
     from app.ops.bench_report import to_markdown, verdict, write_outputs
     from app.ops.loadbench import (
         BenchError,
@@ -185,7 +190,7 @@ def handle_bench(args: argparse.Namespace) -> int:
         workload,
     )
 
-    settings = get_settings()
+    settings = ctx.settings
     try:
         levels = concurrency_levels(
             args.max_concurrency, _int_list(args.concurrency, "--concurrency")
@@ -209,11 +214,10 @@ def handle_bench(args: argparse.Namespace) -> int:
     return 0 if all(r.errors == 0 for r in run.levels) else 1
 
 
-def handle_list(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle_list(args: argparse.Namespace, ctx: Context) -> int:
     from app.llm.router import Router
 
-    router = Router.from_settings(get_settings())
+    router = Router.from_settings(ctx.settings)
     active = router.active
     for name, ep in router.endpoints.items():
         mark = "*" if name == active else " "
@@ -221,11 +225,10 @@ def handle_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def handle_check(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle_check(args: argparse.Namespace, ctx: Context) -> int:
     from app.llm.router import Router, check_health
 
-    router = Router.from_settings(get_settings())
+    router = Router.from_settings(ctx.settings)
     bad = 0
     for name, ep in router.endpoints.items():
         h = check_health(name, ep)
@@ -237,13 +240,15 @@ def handle_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def handle_switch(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle_switch(args: argparse.Namespace, ctx: Context) -> int:
     from app.llm.router import Router, RouterError, drain_remote, switch_endpoint
 
-    router = Router.from_settings(get_settings())
+    router = Router.from_settings(ctx.settings)
     try:
-        result = switch_endpoint(router, args.name, actor=args.actor, force=args.force)
+        with ctx.session() as session:  # the switch's event commits with it
+            result = switch_endpoint(
+                router, args.name, actor=args.actor, session=session, force=args.force
+            )
     except RouterError as exc:
         return _err(describe(exc))
     if result.previous == result.active:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from app.i18n import cli_text
 from app.route.rules import EXEMPTIONS
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 YES_NO = {"yes": True, "no": False}
 
@@ -80,8 +83,7 @@ def format_text(decision: Any, lang: str) -> str:
     return "\n".join(lines)
 
 
-def handle(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.route import TransferFacts, decide
 
     facts = TransferFacts(
@@ -95,6 +97,6 @@ def handle(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(format_text(decision, get_settings().lang))
+        print(format_text(decision, ctx.settings.lang))
     sys.stdout.flush()
     return 0

@@ -15,10 +15,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.config import REPO_ROOT, Settings, get_settings
+from app.config import REPO_ROOT, Settings
 from app.ops import process
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,14 +48,13 @@ def _pick_port(host: str, port: int) -> int:
     raise SystemExit(f"no free port from {port} to {port + 49} on {host}")
 
 
-def _prepare_database(settings: Settings) -> None:
+def _prepare_database(ctx: Context) -> None:
     """Apply migrations and create the first admin, printing its one-time password once."""
     from app.accounts import first_run_admin
-    from app.database import session_scope
     from audit.files import private_dir
 
-    private_dir(settings.data_dir)
-    with session_scope() as session:
+    private_dir(ctx.settings.data_dir)
+    with ctx.session() as session:
         password = first_run_admin(session=session)
     if password:
         print("\n  First run: created user 'admin' / 首次运行，已创建管理员 admin")
@@ -117,17 +119,17 @@ def _watch(procs: list[Any]) -> int:
     return 1
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, ctx: Context) -> int:
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _interrupt)
-    settings = get_settings()
+    settings = ctx.settings
     env = dict(os.environ)
     procs: list[Any] = []
     try:
         if not args.no_server:
             env["LEXSPEC_LLM_BASE_URL"] = _start_server(args, settings, procs)
-        _prepare_database(settings)
+        _prepare_database(ctx)
         procs.append(_start_app(args, settings, env))
         return _watch(procs)
     except KeyboardInterrupt:

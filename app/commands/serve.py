@@ -7,10 +7,14 @@ import logging
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.domain import describe
 from app.i18n import cli_text
 from app.serving.drafter_registry import MODES
+
+if TYPE_CHECKING:
+    from app.context import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,14 +49,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=handle)
 
 
-def handle(args: argparse.Namespace) -> int:
-    from app.config import get_settings
+def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.serving.launch import ServeError, ServeOptions, serve
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    s = get_settings()
+    s = ctx.settings
     try:
         opts = ServeOptions(
             model_path=args.model or s.resolved_model_path,

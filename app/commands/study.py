@@ -23,6 +23,7 @@ from app.i18n import cli_text
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+    from app.context import Context
     from app.studies.domain import StudySpec
     from app.studies.service import GenerationProgress
     from audit.domain import User
@@ -50,7 +51,9 @@ def register(sub: Any) -> None:
     study = sub.add_parser("study", help=cli_text("cli.study.study.help"))
     study_sub = study.add_subparsers(dest="study_command", required=True)
 
-    def command(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
+    def command(
+        name: str, help_text: str, handler: Callable[[argparse.Namespace, Context], int]
+    ) -> Any:
         parser = study_sub.add_parser(name, help=help_text)
         parser.add_argument("--as", dest="actor", required=True, help=cli_text("cli.study.as"))
         parser.set_defaults(func=_guarded(handler))
@@ -97,17 +100,19 @@ def _actor(args: argparse.Namespace, session: Session) -> User:
     return user
 
 
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+def _guarded(
+    handler: Callable[[argparse.Namespace, Context], int],
+) -> Callable[[argparse.Namespace, Context], int]:
     """Bad input, refused actions and unreachable services become a message and exit 1."""
 
-    def run(args: argparse.Namespace) -> int:
+    def run(args: argparse.Namespace, ctx: Context) -> int:
         from sqlalchemy.exc import OperationalError
 
         from app.accounts import PermissionDenied
         from app.studies.domain import ReviewError
 
         try:
-            return handler(args)
+            return handler(args, ctx)
         except (ReviewError, PermissionDenied) as exc:  # a mistake in the request: exit 2
             print(cli_text("cli.study.error", detail=describe(exc)), file=sys.stderr)
         except OperationalError as exc:  # the database does not answer: exit 1, as elsewhere
@@ -163,16 +168,14 @@ def _revisions(path: Path) -> tuple[list[int], str] | None:
         ) from exc
 
 
-def cmd_create(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def cmd_create(args: argparse.Namespace, ctx: Context) -> int:
     from app.studies import service as studies
     from app.studies.revisions import create_from_revisions
 
     spec = load_spec(args.spec)
     from_revisions = _revisions(args.spec)
-    with session_scope() as session:
-        actor, settings = _actor(args, session), get_settings()
+    with ctx.session() as session:
+        actor, settings = _actor(args, session), ctx.settings
         if from_revisions is None:
             study = studies.create_study(spec, session=session, settings=settings, actor=actor)
         else:
@@ -188,14 +191,13 @@ def cmd_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
+def cmd_plan(args: argparse.Namespace, ctx: Context) -> int:
     """Cases needed for a design (--arms, --reviewers, the default spread); with --study ID
     (and --as an admin), that study's arms and reviewers and the spread observed so far."""
-    from app.config import get_settings
     from app.studies import service as studies
     from app.studies.power import plan_cases
 
-    settings = get_settings()
+    settings = ctx.settings
     if args.study is None:
         plan = plan_cases(
             args.difference,
@@ -204,9 +206,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             default_sd=settings.study_plan_sd,
         )
     else:
-        from app.database import session_scope
-
-        with session_scope() as session:
+        with ctx.session() as session:
             plan = studies.plan(
                 args.difference,
                 n_arms=args.arms,
@@ -229,18 +229,16 @@ def _bar(p: GenerationProgress) -> None:
     print(line + f"  {p.current}", end="", file=sys.stderr, flush=True)
 
 
-def cmd_generate(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import get_session_factory
+def cmd_generate(args: argparse.Namespace, ctx: Context) -> int:
     from app.studies import service as studies
 
-    with get_session_factory()() as session:
+    with ctx.session_factory() as session:
         actor = _actor(args, session)
     try:
         final = studies.generate_items(
             args.study_id,
-            session_factory=get_session_factory(),
-            settings=get_settings(),
+            session_factory=ctx.session_factory,
+            settings=ctx.settings,
             progress=_bar,
             actor=actor,
         )
@@ -258,11 +256,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_progress(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_progress(args: argparse.Namespace, ctx: Context) -> int:
     from app.studies import service as studies
 
-    with session_scope() as session:
+    with ctx.session() as session:
         p = studies.study_progress(args.study_id, session=session, actor=_actor(args, session))
     print(
         cli_text(
@@ -275,11 +272,10 @@ def cmd_progress(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_unblind(args: argparse.Namespace) -> int:
-    from app.database import session_scope
+def cmd_unblind(args: argparse.Namespace, ctx: Context) -> int:
     from app.studies import service as studies
 
-    with session_scope() as session:
+    with ctx.session() as session:
         study = studies.unblind_early(
             args.study_id, session=session, reason=args.reason, actor=_actor(args, session)
         )
@@ -287,15 +283,15 @@ def cmd_unblind(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from app.config import get_settings
-    from app.database import session_scope
+def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     from app.studies import report as study_report
     from app.studies import service as studies
 
-    lang = args.lang or get_settings().lang
-    with session_scope() as session:
-        report = studies.results(args.study_id, session=session, actor=_actor(args, session))
+    lang = args.lang or ctx.settings.lang
+    with ctx.session() as session:
+        report = studies.results(
+            args.study_id, settings=ctx.settings, session=session, actor=_actor(args, session)
+        )
     header, rows = study_report.summary_header(lang), study_report.summary_rows(report, lang)
     for row in [header, *rows]:
         print(" | ".join(row))

@@ -1,12 +1,14 @@
-"""The app's database: one engine per process from Settings, migrated on first use.
+"""The app's database: one engine per installation's Settings, migrated on first use.
 
-`session_scope()` is the unit of work: it commits when the block ends, rolls back
+`session_scope(factory)` is the unit of work: it commits when the block ends, rolls back
 when it raises. Keep blocks short (the audit chain is locked from an append to the
-commit). Pages and commands own it; services take the session and never commit.
-`write(work)` runs a unit of work again after a transient lock or connection blip
+commit). Pages and commands own it (through their app.context.Context); services take the
+session and never commit. Everything here takes the Settings it works for (one engine per
+database URL and place of the spool and checkpoints, kept for the process).
+`write(work, factory)` runs a unit of work again after a transient lock or connection blip
 (audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
 the chain is anchored if no checkpoint exists yet (app.database.anchoring), and the audit spool
-(audit.spool, in the data directory) is replayed; `spool_status()` counts what still waits.
+(audit.spool, in the data directory) is replayed; `spool_status(settings)` counts what still waits.
 Every commit that extends the chain writes a signed checkpoint outside the database.
 """
 
@@ -18,15 +20,15 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.config import get_settings
+from app.config import Settings
 from app.database.anchoring import anchor_first_start, watch
+from audit.anchor import Anchor
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
 from audit.spool import SPOOL_FILE, Spool
@@ -36,19 +38,46 @@ log = logging.getLogger(__name__)
 _first_use = threading.Lock()  # page threads may race to create (and migrate) the engine
 
 
-@lru_cache(maxsize=1)
-def _migrated_engine() -> Engine:
-    engine = make_engine(get_settings().resolved_database_url)
+@dataclass(frozen=True)
+class _Place:
+    """Where an installation keeps its record: the database, the spool, the checkpoints."""
+
+    database_url: str
+    spool_path: Path
+    key_file: Path
+    checkpoint_file: Path
+
+    @classmethod
+    def of(cls, settings: Settings) -> _Place:
+        return cls(
+            settings.resolved_database_url,
+            spool(settings).path,
+            settings.resolved_audit_key_file,
+            settings.resolved_audit_checkpoint_file,
+        )
+
+
+_opened: dict[_Place, tuple[Engine, sessionmaker[Session]]] = {}
+
+
+def _migrated(place: _Place) -> tuple[Engine, sessionmaker[Session]]:
+    """The engine of `place`, migrated, its chain anchored and its spool replayed on first use
+    (hold `_first_use`); and its checkpointed sessions (app.database.anchoring)."""
+    if place in _opened:
+        return _opened[place]
+    engine = make_engine(place.database_url)
     migrate(engine)
-    factory = watch(make_session_factory(engine))
-    anchor_first_start(factory)
-    replay_spool(factory)
-    return engine
+    target = Anchor(place.key_file, place.checkpoint_file)
+    factory = watch(make_session_factory(engine), target)
+    anchor_first_start(factory, target)
+    replay_spool(factory, Spool(place.spool_path))
+    _opened[place] = engine, factory
+    return engine, factory
 
 
-def spool() -> Spool:
-    """The audit spool of this installation (a file in the data directory)."""
-    return Spool(get_settings().data_dir / SPOOL_FILE)
+def spool(settings: Settings) -> Spool:
+    """The audit spool of the installation of `settings` (a file in its data directory)."""
+    return Spool(settings.data_dir / SPOOL_FILE)
 
 
 @dataclass(frozen=True)
@@ -62,17 +91,17 @@ class SpoolStatus:
     reasons: Mapping[str, int] = field(default_factory=dict)  # why lines were set aside, how many
 
 
-def spool_status() -> SpoolStatus:
+def spool_status(settings: Settings) -> SpoolStatus:
     """How many records wait in the spool and how many lines sit in its quarantine: what the
     Monitor page shows and `lexspec audit verify` counts."""
-    target = spool()
+    target = spool(settings)
     reasons = Counter(entry.reason for entry in target.quarantine_entries())
     return SpoolStatus(
         target.pending(), sum(reasons.values()), target.path, target.quarantine_path, reasons
     )
 
 
-def replay_spool(factory: sessionmaker[Session]) -> int:
+def replay_spool(factory: sessionmaker[Session], target: Spool) -> int:
     """Append spooled generations to the log (oldest first), each in a savepoint of its own;
     how many went in. A record the database refuses is set aside with the reason
     (audit.store.log_each). A failure leaves them spooled for the next write (and is logged,
@@ -81,7 +110,6 @@ def replay_spool(factory: sessionmaker[Session]) -> int:
 
     from audit.store import Refusal, log_each
 
-    target = spool()
     try:
         with target.draining() as waiting:
             if not waiting:
@@ -97,22 +125,23 @@ def replay_spool(factory: sessionmaker[Session]) -> int:
         return 0
 
 
-def get_engine() -> Engine:
-    """The engine for LEXSPEC_DATABASE_URL (default: SQLite in the data directory), migrated."""
+def get_engine(settings: Settings) -> Engine:
+    """The engine for `settings.resolved_database_url` (default: SQLite in the data directory),
+    migrated on first use."""
     with _first_use:
-        return _migrated_engine()
+        return _migrated(_Place.of(settings))[0]
 
 
-@lru_cache(maxsize=1)
-def get_session_factory() -> sessionmaker[Session]:
+def get_session_factory(settings: Settings) -> sessionmaker[Session]:
     """Sessions whose commits that extend the audit chain are checkpointed (app.database.anchoring)."""
-    return watch(make_session_factory(get_engine()))
+    with _first_use:
+        return _migrated(_Place.of(settings))[1]
 
 
 @contextmanager
-def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Session]:
-    """A session that commits on success and rolls back on error (factory: for tests)."""
-    session = (factory or get_session_factory())()
+def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A session of `factory` that commits on success and rolls back on error."""
+    session = factory()
     try:
         yield session
         session.commit()
@@ -123,7 +152,7 @@ def session_scope(factory: sessionmaker[Session] | None = None) -> Iterator[Sess
         session.close()
 
 
-def write(work: Callable[[Session], T], factory: sessionmaker[Session] | None = None) -> T:
+def write(work: Callable[[Session], T], factory: sessionmaker[Session]) -> T:
     """`work(session)` in its own session_scope, run again from the start after a transient
     lock or connection failure (bounded backoff, audit.retry); other errors are raised."""
 
@@ -135,9 +164,8 @@ def write(work: Callable[[Session], T], factory: sessionmaker[Session] | None = 
 
 
 def reset() -> None:
-    """Forget the cached engine (after Settings changed, e.g. in tests)."""
+    """Dispose of and forget the cached engines (a test that is done with its database)."""
     with _first_use:
-        if _migrated_engine.cache_info().currsize:
-            _migrated_engine().dispose()
-        get_session_factory.cache_clear()
-        _migrated_engine.cache_clear()
+        for engine, _ in _opened.values():
+            engine.dispose()
+        _opened.clear()

@@ -1,8 +1,8 @@
 """Checkpoints of the audit chain, written outside the database after every commit.
 
-`watch(factory)` makes every session of `factory` that appended to the chain sign and append
-a checkpoint (audit.anchor) once its transaction has committed: rows `first`..`seq` of that
-commit, and the head's hash. `anchor_first_start(factory)` creates the key on first start
+`watch(factory, target)` makes every session of `factory` that appended to the chain sign and
+append a checkpoint to `target` (audit.anchor) once its transaction has committed: rows
+`first`..`seq` of that commit, and the head's hash. `anchor_first_start(factory, target)` creates the key on first start
 and, when no checkpoint exists yet (a new installation, or one from before checkpoints),
 anchors the chain as it stands. Locations come from Settings
 (`audit_key_file`, `audit_checkpoint_file`). A checkpoint that cannot be written is logged,
@@ -16,23 +16,27 @@ import logging
 from sqlalchemy import event
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.config import get_settings
+from app.config import Settings
 from audit.anchor import Anchor
 from audit.store import APPENDED, chain_head, hashes_at
 
 log = logging.getLogger(__name__)
 
 
-def anchor() -> Anchor:
-    """The key file and checkpoint file of this installation (from Settings)."""
-    settings = get_settings()
+def anchor(settings: Settings) -> Anchor:
+    """The key file and checkpoint file of the installation of `settings`."""
     return Anchor(settings.resolved_audit_key_file, settings.resolved_audit_checkpoint_file)
 
 
-def watch(factory: sessionmaker[Session]) -> sessionmaker[Session]:
-    """Checkpoint after each commit of `factory`'s sessions that extended the chain (call once
-    per factory; `event.contains` cannot tell: it answers True for a new sessionmaker)."""
-    event.listen(factory, "after_commit", _after_commit)
+def watch(factory: sessionmaker[Session], target: Anchor) -> sessionmaker[Session]:
+    """Checkpoint to `target` after each commit of `factory`'s sessions that extended the
+    chain (call once per factory; `event.contains` cannot tell: it answers True for a new
+    sessionmaker)."""
+
+    def after_commit(session: Session) -> None:
+        _after_commit(session, target)
+
+    event.listen(factory, "after_commit", after_commit)
     event.listen(factory, "after_rollback", _after_rollback)
     return factory
 
@@ -43,7 +47,7 @@ def _after_rollback(session: Session) -> None:
     session.info.pop(APPENDED, None)
 
 
-def _after_commit(session: Session) -> None:
+def _after_commit(session: Session, target: Anchor) -> None:
     if session.in_nested_transaction():  # a savepoint released: nothing is committed yet
         return
     appended: list[tuple[int, str]] = session.info.pop(APPENDED, [])
@@ -59,14 +63,13 @@ def _after_commit(session: Session) -> None:
             if hashes_at([last_seq], session=fresh).get(last_seq) != last_hash:
                 log.warning("chain row seq %d changed before it was anchored", last_seq)
                 return
-        anchor().record(min(s for s, _ in appended), last_seq, last_hash)
+        target.record(min(s for s, _ in appended), last_seq, last_hash)
     except Exception as exc:  # the commit stands; the next one anchors the head again
         log.warning("audit checkpoint not written: %s", exc)
 
 
-def anchor_first_start(factory: sessionmaker[Session]) -> None:
+def anchor_first_start(factory: sessionmaker[Session], target: Anchor) -> None:
     """Create the key; anchor the whole chain when no checkpoint exists yet."""
-    target = anchor()
     try:
         target.key()
         if target.has_checkpoints():

@@ -22,6 +22,8 @@ from audit.store import hashes_at, verify_chain
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+    from app.config import Settings
+
 
 @dataclass(frozen=True)
 class AuditVerdict:
@@ -43,14 +45,17 @@ class AuditVerdict:
         )
 
 
-def verify_all(*, session: Session, kept: Sequence[Checkpoint] = ()) -> AuditVerdict:
-    """Verify the log; `kept` are checkpoint lines an admin kept elsewhere (trusted as given)."""
+def verify_all(
+    *, settings: Settings, session: Session, kept: Sequence[Checkpoint] = ()
+) -> AuditVerdict:
+    """Verify the log of the installation of `settings`; `kept` are checkpoint lines an admin
+    kept elsewhere (trusted as given)."""
     report = verify_chain(session=session)
-    target = anchor()
+    target = anchor(settings)
     target.key()  # a key file that is damaged or not a file is said, also before any checkpoint
     log = target.read()
     seqs = [c.seq for c in (*log.valid, *kept)]
     faults = anchoring.check(
         log, head_seq=report.head_seq, hash_at=hashes_at(seqs, session=session), kept=kept
     )
-    return AuditVerdict(report, tuple(faults), log.newest, spool_status())
+    return AuditVerdict(report, tuple(faults), log.newest, spool_status(settings))

@@ -26,6 +26,7 @@ from app.route.claims import Facts
 from app.route.facts import form_facts
 
 if TYPE_CHECKING:
+    from app.config import Settings
     from app.llm.client import LLMClient
     from app.prompts import DocType
     from audit.domain import GenerationRecord, StoredGeneration
@@ -59,6 +60,7 @@ class DraftContext:
     rendered: RenderedPrompt | None = None
     params: GenerationParams = field(default_factory=GenerationParams)
     plan: OutlinePlan | None = None  # outline mode: the parts, their clauses, the prefix
+    statutes_file: Path | None = None  # the firm's catalogue merged over the built-in one
 
     @property
     def prompt(self) -> RenderedPrompt:
@@ -107,9 +109,11 @@ def checking_context(
     *,
     doc_date: dt.date | None = None,
     required_sections: tuple[str, ...] | None = None,
+    statutes_file: Path | None = None,
 ) -> DraftContext:
     """A context without a prompt, for checking a text against a type and a form's values
-    (`doc_date` None: the form's date field, else today)."""
+    (`doc_date` None: the form's date field, else today) with the statute catalogue of
+    `statutes_file` (Settings.statutes_file) merged over the built-in one."""
     values = {k: str(v) for k, v in values.items()}
     route = decide_route(doc_type, values)
     return DraftContext(
@@ -127,6 +131,7 @@ def checking_context(
         route=route,
         facts=form_facts(values, route),
         header=export_header(doc_type, values),
+        statutes_file=statutes_file,
     )
 
 
@@ -138,20 +143,25 @@ def prepare(
     client: LLMClient | None = None,
     params: GenerationParams | None = None,
     mode: DraftMode | None = None,
+    statutes_file: Path | None = None,
+    corpus_dir: Path | None = None,
 ) -> DraftContext:
     """Validate and render the form, plan the outline (mode None: the outline where the type
     has a working one, else free-form) and check that every request fits the model's context.
+    The installation's files come from Settings: `statutes_file` for the checks (None: the
+    built-in catalogue), `corpus_dir` for the firm's published clauses (None: the shipped only).
 
     Raises FieldErrors, TemplateProblem, OutlineError / OutlineProblem or ContextTooLong."""
     from app.outline.prepare import largest_part_prompt, outline_prompt, plan_for
     from app.prompts import check_context, count_prompt_tokens, render, validate_values
 
     clean = validate_values(doc_type, values)
-    base = checking_context(doc_type, {k: v for k, v in clean.items() if v})
+    filled = {k: v for k, v in clean.items() if v}
+    base = checking_context(doc_type, filled, statutes_file=statutes_file)
     rendered = render(doc_type, clean, route=base.route)
     params = params or doc_type.defaults
     limit = client.context_limit() if client is not None else None
-    outline = _outline_of(doc_type, prompts_dir, mode)
+    outline = _outline_of(doc_type, prompts_dir, mode, corpus_dir, statutes_file)
     if outline is None:
         tokens = count_prompt_tokens(rendered, client)
         check_context(tokens, params.max_tokens, limit)
@@ -166,7 +176,13 @@ def prepare(
     return replace(base, mode="outline", rendered=prompt, params=params, plan=plan, title=title)
 
 
-def _outline_of(doc_type: DocType, prompts_dir: Path, mode: DraftMode | None) -> Outline | None:
+def _outline_of(
+    doc_type: DocType,
+    prompts_dir: Path,
+    mode: DraftMode | None,
+    corpus_dir: Path | None,
+    statutes_file: Path | None,
+) -> Outline | None:
     """The type's checked outline; None for free-form, or (mode None) when it has none or it
     is broken (the page and `lexspec draft` report a broken outline by name)."""
     from app.outline.model import OutlineError, load_outline
@@ -175,9 +191,9 @@ def _outline_of(doc_type: DocType, prompts_dir: Path, mode: DraftMode | None) ->
     if mode == "free-form":
         return None
     try:
-        outline = load_outline(prompts_dir / doc_type.id)
+        outline = load_outline(prompts_dir / doc_type.id, corpus_dir)
         if outline is not None:
-            outline = check_outline(outline, doc_type)
+            outline = check_outline(outline, doc_type, statutes_file=statutes_file)
     except (OutlineError, OSError):
         if mode == "outline":
             raise
@@ -188,7 +204,12 @@ def _outline_of(doc_type: DocType, prompts_dir: Path, mode: DraftMode | None) ->
 
 
 def logged_context(
-    record: GenerationRecord, doc_type: DocType | None, *, prompts_dir: Path
+    record: GenerationRecord,
+    doc_type: DocType | None,
+    *,
+    prompts_dir: Path,
+    statutes_file: Path | None = None,
+    corpus_dir: Path | None = None,
 ) -> DraftContext:
     """The context of a logged generation, rebuilt from its stored values and parameters: the
     logged prompt, the document's date, the route and facts, and (outline mode) the plan with
@@ -211,23 +232,37 @@ def logged_context(
         values=values,
         prompt_tokens=record.prompt_tokens,
     )
-    context = replace(checking_context(doc_type, values), mode=mode, rendered=rendered)
+    checked = checking_context(doc_type, values, statutes_file=statutes_file)
+    context = replace(checked, mode=mode, rendered=rendered)
     if doc_type is None:
         return replace(context, doc_type_id=record.doc_type)
     if mode == "outline":
         try:
-            planned = prepare(doc_type, values, prompts_dir=prompts_dir, mode="outline")
+            planned = prepare(
+                doc_type,
+                values,
+                prompts_dir=prompts_dir,
+                mode="outline",
+                statutes_file=statutes_file,
+                corpus_dir=corpus_dir,
+            )
         except (OutlineError, OSError, ValueError):  # FieldErrors, OutlineProblem, ...
             return context  # the type changed since: the facts hold, the plan is gone
         return replace(context, plan=planned.plan, title=planned.title)
     return context
 
 
-def stored_context(generation: StoredGeneration) -> DraftContext:
-    """`logged_context` of a generation read from the log, with the installation's types."""
-    from app.config import get_settings
+def stored_context(generation: StoredGeneration, settings: Settings) -> DraftContext:
+    """`logged_context` of a generation read from the log, with the document types, the
+    statute catalogue and the firm's clauses of `settings`."""
     from app.prompts import load_library
 
-    prompts_dir = get_settings().prompts_dir
+    prompts_dir = settings.prompts_dir
     doc_type = load_library(prompts_dir).types.get(generation.record.doc_type)
-    return logged_context(generation.record, doc_type, prompts_dir=prompts_dir)
+    return logged_context(
+        generation.record,
+        doc_type,
+        prompts_dir=prompts_dir,
+        statutes_file=settings.statutes_file,
+        corpus_dir=settings.resolved_corpus_dir,
+    )

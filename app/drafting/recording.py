@@ -1,13 +1,14 @@
 """Keeping a generation's outcome: the audit log, else the spool; never lost, never silent.
 
-`keep(outcome, user_name=...)` is the one door to the log: the drafting page, `lexspec draft`
+`keep(outcome, user_name=..., ctx=...)` is the one door to the log: the drafting page, `lexspec draft`
 and study generation call it when a generation ends (`to_record` maps the outcome to the
 log's record). It writes the outcome to the audit log in its own unit of work (again
 after a transient lock or connection blip), with any spooled records replayed ahead of it
 in the hash chain. When the database still cannot be written, the record goes to the spool
 file (audit.spool) and the returned `Kept.problem` says so, for the page or the command to
 show; `lexspec audit verify` and the Monitor page count what is still spooled and what was
-quarantined (app.database.spool_status).
+quarantined (app.database.spool_status). The acting context (app.context) says which
+installation: its database and the spool in its data directory.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from app.drafting.outcome import GenerationOutcome
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session, sessionmaker
+    from app.context import Context
 
 
 @dataclass(frozen=True)
@@ -36,31 +37,30 @@ def keep(
     outcome: GenerationOutcome,
     *,
     user_name: str,
-    factory: sessionmaker[Session] | None = None,
+    ctx: Context,
 ) -> Kept:
-    """Write `outcome` to the audit log, or spool it when the database cannot be written.
-    `factory`: the sessions of the log (default: the app's database)."""
+    """Write `outcome` to the audit log of `ctx`, or spool it when the database cannot be
+    written (in its own unit of work from `ctx.session_factory`)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     record = to_record(outcome, user_name=user_name)
     try:
-        return Kept(_log(record, factory))
+        return Kept(_log(record, ctx))
     except (SQLAlchemyError, OSError) as exc:  # the database cannot be written: spool, say why
-        return _spool(record, _reason(exc))
+        return _spool(record, _reason(exc), ctx)
     except ValueError as exc:  # a record the log refuses would block the spool: set it aside
-        return _refused(record, _reason(exc))
+        return _refused(record, _reason(exc), ctx)
 
 
-def _log(record: GenerationRecord, factory: sessionmaker[Session] | None) -> int:
+def _log(record: GenerationRecord, ctx: Context) -> int:
     """Replay the spool and append `record`, each in a savepoint of its own (audit.store.log_each):
     a record the database refuses is set aside with the reason, the others go in; ValueError
     (after the others are committed and the spool emptied) when `record` itself was refused."""
-    from app.database import get_engine, spool, write
+    from app.database import spool, write
     from audit.store import Refusal, log_each
 
-    if factory is None:
-        get_engine()  # first use: migrate, and replay the spool of an earlier run
-    target = spool()
+    factory = ctx.session_factory  # first use: migrate, and replay the spool of an earlier run
+    target = spool(ctx.settings)
     with target.draining() as waiting:
         outcomes = write(lambda session: log_each([*waiting, record], session=session), factory)
         for earlier, outcome in zip(waiting, outcomes, strict=False):
@@ -72,11 +72,11 @@ def _log(record: GenerationRecord, factory: sessionmaker[Session] | None) -> int
     return int(last.id)
 
 
-def _refused(record: GenerationRecord, reason: str) -> Kept:
+def _refused(record: GenerationRecord, reason: str, ctx: Context) -> Kept:
     """Keep a record the log refuses in the spool's quarantine file (never lost), and say so."""
     from app.database import spool
 
-    target = spool()
+    target = spool(ctx.settings)
     try:
         target.set_aside(record, reason)
     except (OSError, TypeError, ValueError) as exc:
@@ -93,10 +93,10 @@ def _refused(record: GenerationRecord, reason: str) -> Kept:
     )
 
 
-def _spool(record: GenerationRecord, reason: str) -> Kept:
+def _spool(record: GenerationRecord, reason: str, ctx: Context) -> Kept:
     from app.database import spool
 
-    target = spool()
+    target = spool(ctx.settings)
     try:
         target.append(record)
     except OSError as exc:

@@ -8,6 +8,8 @@ Word tracked changes (author and date of the revision).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy.orm import Session
 
 from app.drafting.revisions import findings_of
@@ -19,6 +21,9 @@ from audit import store
 from audit.domain import StoredGeneration
 from audit.revisions import StoredRevision
 
+if TYPE_CHECKING:
+    from app.config import Settings
+
 
 def file_stem(generation: StoredGeneration, revision: StoredRevision | None) -> str:
     """`<doc type>-<generation id>` for the model text, `...-r<number>` for a revision."""
@@ -27,13 +32,13 @@ def file_stem(generation: StoredGeneration, revision: StoredRevision | None) -> 
 
 
 def export_meta(
-    generation: StoredGeneration, revision: StoredRevision | None, *, title: str
+    generation: StoredGeneration, revision: StoredRevision | None, *, title: str, settings: Settings
 ) -> ExportMeta:
     """Title (document type), matter and client from the form (the header the Draft page
     gives the same draft), author and date of the version."""
     from app.drafting.context import stored_context
 
-    header = stored_context(generation).header
+    header = stored_context(generation, settings).header
     return ExportMeta(
         title=title,
         matter_ref=header.matter_ref,
@@ -54,10 +59,14 @@ def version_docx(
     revision: StoredRevision | None,
     *,
     title: str,
+    settings: Settings,
     tracked: bool = False,
 ) -> bytes:
     """The DOCX of the model text (revision None) or of a revision, tracked if asked."""
-    meta = export_meta(generation, revision, title=title)
+    from app.export.docx_writer import default_reference
+
+    meta = export_meta(generation, revision, title=title, settings=settings)
+    reference = default_reference(settings)
     if revision is not None and tracked:
         return tracked_docx(
             generation.record.output_text,
@@ -66,11 +75,13 @@ def version_docx(
             author=revision.user_name,
             date=revision.created_at,
             findings=findings_of(revision.findings),
+            reference=reference,
         )
     findings = findings_of(
         revision.findings if revision is not None else generation.record.findings
     )
-    return draft_to_docx(version_text(generation, revision), meta=meta, findings=findings)
+    text = version_text(generation, revision)
+    return draft_to_docx(text, meta=meta, findings=findings, reference=reference)
 
 
 def load_revision(revision_id: int, *, session: Session) -> tuple[StoredGeneration, StoredRevision]:

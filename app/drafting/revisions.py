@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
@@ -21,6 +22,9 @@ from app.i18n import cli_text
 from audit import revisions as revision_store
 from audit.domain import StoredGeneration, User
 from audit.revisions import RevisionConflict, StoredRevision
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 MAX_CHARS = 200_000
 
@@ -89,12 +93,13 @@ def save_revision(
     generation_id: int,
     text: str,
     *,
+    settings: Settings,
     session: Session,
     actor: User,
     base_revision: int,
 ) -> StoredRevision:
     """Append `text` as the next revision of the generation, with its findings: the draft's
-    context rebuilt from the log (the document's date, the facts, a continuation's prefix)
+    context rebuilt from the log (with the document types of `settings`) (the document's date, the facts, a continuation's prefix)
     checked as the page checks it.
 
     `base_revision` is the revision the text was edited from (0: the model's text). A newer
@@ -118,7 +123,7 @@ def save_revision(
             "与上次保存的文本相同，未新建修订。",
             "Same text as the last saved version; no new revision was made.",
         )
-    findings = check(stored_context(stored), text).findings
+    findings = check(stored_context(stored, settings), text).findings
     return revision_store.append_revision(
         generation_id,
         text,

@@ -5,12 +5,17 @@ records the outcome."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.domain import PartWriting
 from app.drafting.context import DraftContext
 from app.drafting.freeform import DraftRun, stream_draft
 from app.drafting.outcome import GenerationOutcome, Run
 from app.drafting.outline_run import OutlineRun
 from app.llm.client import LLMClient
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 
 def start_draft(
@@ -23,27 +28,28 @@ def start_draft(
 ) -> DraftRun | OutlineRun:
     """A DraftRun (free-form) or an OutlineRun (outline), as the context's mode says; both are
     iterated for DraftUpdates, cancel() to stop, outcome() afterwards. Nothing is sent before
-    iteration. An outline's generated parts are written as `writing` says (None: the
-    endpoint's setting)."""
+    iteration. An outline's generated parts are written as `writing` says (None: `adapt`, as an
+    unmeasured endpoint writes; the page and the commands pass `endpoint_writing`)."""
     if context.mode == "outline":
         return OutlineRun(
             client,
             context,
             endpoint_name=endpoint_name,
             speculative_label=speculative_label,
-            writing=writing or endpoint_writing(endpoint_name),
+            writing=writing or "adapt",
         )
     return stream_draft(
         client, context, endpoint_name=endpoint_name, speculative_label=speculative_label
     )
 
 
-def endpoint_writing(endpoint_name: str) -> PartWriting:
-    """How the named endpoint writes outline parts: its `writing` setting, or where that is
-    `measured` (the default) what its cached measurement chooses (adapt before one exists)."""
+def endpoint_writing(endpoint_name: str, settings: Settings) -> PartWriting:
+    """How the endpoint `endpoint_name` of `settings` writes outline parts: its `writing`
+    setting, or where that is `measured` (the default) what its cached measurement chooses
+    (adapt before one exists)."""
     from app.drafting.writing_mode import writing_choice
 
-    return writing_choice(endpoint_name)[0]
+    return writing_choice(endpoint_name, settings)[0]
 
 
 def run_to_end(run: Run) -> GenerationOutcome:

@@ -14,8 +14,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.domain import PartWriting
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 ADAPT_MIN_SHARE = 0.8  # adapted parts passing every gate, at least, for `adapt`
 CACHE_FILE = "writing-measures.json"
@@ -57,10 +61,9 @@ class WritingMeasure:
         return f"{self.base_url.rstrip('/')}|{self.model}"
 
 
-def cache_path() -> Path:
-    from app.config import get_settings
-
-    return get_settings().data_dir / CACHE_FILE
+def cache_path(settings: Settings) -> Path:
+    """The measurements' cache of the installation of `settings` (in its data directory)."""
+    return settings.data_dir / CACHE_FILE
 
 
 def _read(path: Path) -> dict[str, WritingMeasure]:
@@ -71,9 +74,10 @@ def _read(path: Path) -> dict[str, WritingMeasure]:
         return {}  # no cache yet, or one this version cannot read: measure again
 
 
-def cached(base_url: str, model: str | None, path: Path | None = None) -> WritingMeasure | None:
-    """The measurement of this endpoint (and model, when it names one), else None."""
-    found = _read(path or cache_path())
+def cached(base_url: str, model: str | None, path: Path) -> WritingMeasure | None:
+    """The measurement of this endpoint (and model, when it names one) in the cache file
+    `path`, else None."""
+    found = _read(path)
     url = base_url.rstrip("/")
     if model:
         return found.get(f"{url}|{model}")
@@ -81,8 +85,7 @@ def cached(base_url: str, model: str | None, path: Path | None = None) -> Writin
     return max(same, key=lambda m: m.measured_at) if same else None
 
 
-def save(measure: WritingMeasure, path: Path | None = None) -> Path:
-    path = path or cache_path()
+def save(measure: WritingMeasure, path: Path) -> Path:
     found = _read(path)
     found[measure.key] = measure
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,25 +94,25 @@ def save(measure: WritingMeasure, path: Path | None = None) -> Path:
     return path
 
 
-def endpoint_measure(name: str) -> WritingMeasure | None:
-    """The cached measurement of the configured endpoint `name` (no request), else None."""
-    from app.config import get_settings
+def endpoint_measure(name: str, settings: Settings) -> WritingMeasure | None:
+    """The cached measurement of the endpoint `name` of `settings` (no request), else None."""
+    endpoint = settings.all_endpoints().get(name)
+    if endpoint is None:
+        return None
+    return cached(endpoint.base_url, endpoint.model, cache_path(settings))
 
-    endpoint = get_settings().all_endpoints().get(name)
-    return None if endpoint is None else cached(endpoint.base_url, endpoint.model)
 
-
-def writing_choice(endpoint_name: str) -> tuple[PartWriting, WritingMeasure | None]:
-    """The endpoint's way of writing and the measurement it follows (None: set explicitly, or
-    not measured yet)."""
-    from app.config import get_settings
-
-    endpoint = get_settings().all_endpoints().get(endpoint_name)
+def writing_choice(
+    endpoint_name: str, settings: Settings
+) -> tuple[PartWriting, WritingMeasure | None]:
+    """The way of writing of the endpoint `endpoint_name` of `settings` and the measurement it
+    follows (None: set explicitly, or not measured yet)."""
+    endpoint = settings.all_endpoints().get(endpoint_name)
     if endpoint is None:
         return "adapt", None
     if endpoint.writing != "measured":
         return endpoint.writing, None
-    found = cached(endpoint.base_url, endpoint.model)
+    found = cached(endpoint.base_url, endpoint.model, cache_path(settings))
     return (found.writing if found else "adapt"), found
 
 

@@ -12,9 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.drafting.writing_mode import WritingMeasure, cached, save
+from app.drafting.writing_mode import WritingMeasure, cache_path, cached, save
 
 if TYPE_CHECKING:
+    from app.config import Settings
     from app.llm.client import OpenAIClient
 
 MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (the parts' own budgets are lower)
@@ -25,6 +26,8 @@ def measure(
     client: OpenAIClient,
     *,
     prompts_dir: Path,
+    statutes_file: Path | None = None,
+    corpus_dir: Path | None = None,
     progress: Progress | None = None,
     max_tokens: int = MEASURE_MAX_TOKENS,
 ) -> WritingMeasure:
@@ -47,6 +50,8 @@ def measure(
             client=client,
             params=params,
             mode="outline",
+            statutes_file=statutes_file,
+            corpus_dir=corpus_dir,
         )
         outcome = run_to_end(start_draft(context, client, endpoint_name="", writing="adapt"))
         counts, stats = outcome.counts, outcome.stats
@@ -66,17 +71,22 @@ def measure(
 
 
 def measure_endpoint(
-    name: str, *, progress: Progress | None = None, again: bool = False
+    name: str, *, settings: Settings, progress: Progress | None = None, again: bool = False
 ) -> WritingMeasure:
     """The endpoint's measurement: the cached one for the model it serves, else measured now
     and cached (`again`: measure even when cached). LLMError when it cannot be reached."""
-    from app.config import get_settings
     from app.llm.client import make_client
 
-    settings = get_settings()
     client = make_client(name, settings)
-    found = None if again else cached(client.base_url, client.model())
+    path = cache_path(settings)
+    found = None if again else cached(client.base_url, client.model(), path)
     if found is None:
-        found = measure(client, prompts_dir=settings.prompts_dir, progress=progress)
-        save(found)
+        found = measure(
+            client,
+            prompts_dir=settings.prompts_dir,
+            statutes_file=settings.statutes_file,
+            corpus_dir=settings.resolved_corpus_dir,
+            progress=progress,
+        )
+        save(found, path)
     return found

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docx import Document
 from docx.document import Document as DocxDocument
@@ -22,6 +23,9 @@ from app.export.cleaning import xml_safe
 from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
 from app.export.page_furniture import write_header_footer
 from app.export.structure import Block, BlockKind, Span, parse_draft
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 REFERENCE_NAME = "reference.docx"
 STYLE_FOR: dict[BlockKind, str] = {
@@ -65,10 +69,13 @@ def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str
     return f"{title}（{matter}）" if title and matter else title
 
 
-def default_reference() -> Path:
-    from app.config import get_settings
+def default_reference(settings: Settings | None = None) -> Path:
+    """The reference document (styles) of the installation of `settings`
+    (`LEXSPEC_TEMPLATES_DIR`); None: the one LexSpec ships."""
+    from app.config import REPO_ROOT
 
-    return get_settings().templates_dir / REFERENCE_NAME
+    templates = settings.templates_dir if settings is not None else REPO_ROOT / "templates"
+    return templates / REFERENCE_NAME
 
 
 def _open_reference(path: Path) -> DocxDocument:

@@ -16,11 +16,15 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
 from app.config import EndpointConfig, Settings
 from app.domain import BilingualError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 STATE_FILE = "active_endpoint.json"
 TOKENIZE_SAMPLE = (
@@ -205,11 +209,11 @@ def switch_endpoint(
     name: str,
     *,
     actor: str,
-    record: bool = True,
-    session_factory: object | None = None,
+    session: Session | None,
     force: bool = False,
 ) -> SwitchResult:
-    """Check `name` (health, models, tokenizer vs the current target), make it active, audit it.
+    """Check `name` (health, models, tokenizer vs the current target), make it active, and
+    audit it as an event in `session` (None: not recorded), which the caller commits.
 
     Raises RouterError (bilingual) when the new endpoint is unhealthy or its tokenizer differs
     (unless force). Draining the old endpoint is left to the caller (drain_remote).
@@ -239,10 +243,14 @@ def switch_endpoint(
         )
     router.switch(name, actor=actor)
     event_id = None
-    if record:
-        event_id = _audit_switch(
-            actor,
-            {
+    if session is not None:
+        from audit.store import append_event
+
+        event_id = append_event(
+            session=session,
+            actor=actor,
+            kind="endpoint.switch",
+            payload={
                 "from": previous,
                 "to": name,
                 "base_url": new_ep.base_url,
@@ -251,14 +259,5 @@ def switch_endpoint(
                 "tokenizer_check": match.method if match else "skipped",
                 "forced": force,
             },
-            session_factory,
         )
     return SwitchResult(previous, name, health, match, event_id)
-
-
-def _audit_switch(actor: str, payload: dict[str, object], session_factory: object | None) -> int:
-    from app.database import session_scope
-    from audit.store import append_event
-
-    with session_scope(session_factory) as session:  # type: ignore[arg-type]
-        return append_event(session=session, actor=actor, kind="endpoint.switch", payload=payload)

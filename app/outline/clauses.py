@@ -155,22 +155,19 @@ def clause_from_dict(data: Mapping[str, Any], *, origin: str = "firm") -> Clause
         raise ClauseFileError(f"clause: {validation_reasons(exc, 'clause')}") from exc
 
 
-def firm_clauses_file(doc_type: str) -> Path:
-    """Where the firm's approved clauses of a type are published (app/review/precedents.py)."""
-    from app.config import get_settings
+def firm_clauses_file(doc_type: str, corpus_dir: Path) -> Path:
+    """Where the firm's approved clauses of a type are published under `corpus_dir`
+    (Settings.resolved_corpus_dir; app/review/precedents.py)."""
+    return corpus_dir / doc_type / CLAUSES_FILE
 
-    return get_settings().resolved_corpus_dir / doc_type / CLAUSES_FILE
 
-
-def read_clauses(type_dir: Path) -> tuple[tuple[Clause, ...], str]:
-    """The type's library, firm clauses first, and the files' sha256 ("" and no clauses when
-    it has none)."""
+def read_clauses(type_dir: Path, corpus_dir: Path | None = None) -> tuple[tuple[Clause, ...], str]:
+    """The type's library, firm clauses (published under `corpus_dir`; None: none) first, and
+    the files' sha256 ("" and no clauses when it has none)."""
     found: list[Clause] = []
     digests: list[str] = []
-    for path, origin in (
-        (firm_clauses_file(type_dir.name), "firm"),
-        (type_dir / CLAUSES_FILE, "shipped"),
-    ):
+    firm = () if corpus_dir is None else ((firm_clauses_file(type_dir.name, corpus_dir), "firm"),)
+    for path, origin in (*firm, (type_dir / CLAUSES_FILE, "shipped")):
         if not path.is_file():
             continue
         source = path.read_text(encoding="utf-8")

@@ -174,16 +174,18 @@ def parse_outline(doc_type: str, source: str) -> Outline:
     )
 
 
-def load_outline(type_dir: Path) -> Outline | None:
-    """The type's outline with its clause library (unchecked: check_outline checks each clause
-    against the type; an unreadable clauses.yaml is reported in `clause_errors`), None when it
-    has none; OutlineError (or OSError) when the outline is broken."""
+def load_outline(type_dir: Path, corpus_dir: Path | None = None) -> Outline | None:
+    """The type's outline with its clause library, the firm's published under `corpus_dir`
+    (Settings.resolved_corpus_dir; None: only the shipped clauses) first (unchecked:
+    check_outline checks each clause against the type; an unreadable clauses.yaml is reported
+    in `clause_errors`), None when it has none; OutlineError (or OSError) when the outline is
+    broken."""
     path = type_dir / OUTLINE_FILE
     if not path.is_file():
         return None
     outline = parse_outline(type_dir.name, path.read_text(encoding="utf-8"))
     try:
-        clauses, digest = read_clauses(type_dir)
+        clauses, digest = read_clauses(type_dir, corpus_dir)
     except ClauseFileError as exc:  # the outline still drafts, without clauses
         return replace(outline, clause_errors=(str(exc),))
     if not digest:

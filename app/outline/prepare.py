@@ -90,35 +90,45 @@ def example_route(doc_type: DocType, values: Mapping[str, str]) -> RouteDecision
     return decision_from_values(values) if doc_type.route is not None else None
 
 
-def clause_context(outline: Outline, doc_type: DocType, values: Mapping[str, str]) -> ClauseContext:
+def clause_context(
+    outline: Outline,
+    doc_type: DocType,
+    values: Mapping[str, str],
+    *,
+    statutes_file: Path | None = None,
+) -> ClauseContext:
     """What the type's clauses are checked against, for these (validated example) values, with
-    the configured statute catalogue (a broken firm statute file raises CatalogueError)."""
-    from app.config import get_settings
-    from app.validation import configured_catalogue
+    the statute catalogue of `statutes_file` (Settings.statutes_file; None: the built-in one;
+    a broken firm statute file raises CatalogueError)."""
+    from app.validation import load_catalogue
 
     return ClauseContext(
         parts=frozenset(p.key for p in outline.parts() if p.generated),
         facts=outline_facts(outline, doc_type),
         render_context=template_context(outline, doc_type, values, example_route(doc_type, values)),
         doc_date=doc_type.document_date(values) or dt.date.today(),
-        catalogue=configured_catalogue(get_settings()),
+        catalogue=load_catalogue(statutes_file),
     )
 
 
-_CHECKED: dict[tuple[str, str, str], tuple[tuple[Clause, ...], tuple[str, ...]]] = {}
+_CHECKED: dict[tuple[str, str, str, str], tuple[tuple[Clause, ...], tuple[str, ...]]] = {}
 
 
 def checked_clauses(
-    outline: Outline, doc_type: DocType, values: Mapping[str, str]
+    outline: Outline,
+    doc_type: DocType,
+    values: Mapping[str, str],
+    *,
+    statutes_file: Path | None = None,
 ) -> tuple[tuple[Clause, ...], tuple[str, ...]]:
     """(the clauses that pass their checks, one message per refused clause naming it),
-    checked once per outline, clause file and type version."""
-    key = (doc_type.id, outline.hash, doc_type.template_hash)
+    checked once per outline, clause file, type version and statute file."""
+    key = (doc_type.id, outline.hash, doc_type.template_hash, str(statutes_file or ""))
     if key not in _CHECKED:
         accepted, refused = [], list(outline.clause_errors)
         ctx: ClauseContext | None = None  # built (its catalogue read) at the first clause
         for clause in outline.clauses:
-            ctx = ctx or clause_context(outline, doc_type, values)
+            ctx = ctx or clause_context(outline, doc_type, values, statutes_file=statutes_file)
             reason = refusal(clause, ctx)
             if reason is None:
                 accepted.append(clause)
@@ -128,10 +138,12 @@ def checked_clauses(
     return _CHECKED[key]
 
 
-def check_outline(outline: Outline, doc_type: DocType) -> Outline:
+def check_outline(
+    outline: Outline, doc_type: DocType, *, statutes_file: Path | None = None
+) -> Outline:
     """An outline must render for its type's example and carry the type's required sections;
-    returned with only the clauses that pass their checks (the refused ones in
-    `clause_errors`)."""
+    returned with only the clauses that pass their checks with the statute catalogue of
+    `statutes_file` (the refused ones in `clause_errors`)."""
     from app.prompts import validate_values
 
     missing = [s for s in doc_type.required_sections if s not in outline.headings]
@@ -143,19 +155,27 @@ def check_outline(outline: Outline, doc_type: DocType) -> Outline:
         plan_for(outline, doc_type, values, route=example_route(doc_type, values))
     except (OutlineProblem, ValueError) as exc:
         raise OutlineError(f"outline does not render for the example: {exc}") from exc
-    accepted, refused = checked_clauses(outline, doc_type, values)
+    accepted, refused = checked_clauses(outline, doc_type, values, statutes_file=statutes_file)
     return replace(outline, clauses=accepted, clause_errors=refused)
 
 
-def load_outlines(prompts_dir: Path, types: Mapping[str, DocType]) -> OutlineLibrary:
-    """The outline of every loaded type that has one; a broken one is reported by name."""
+def load_outlines(
+    prompts_dir: Path,
+    types: Mapping[str, DocType],
+    *,
+    corpus_dir: Path | None = None,
+    statutes_file: Path | None = None,
+) -> OutlineLibrary:
+    """The outline of every loaded type that has one, with the firm's clauses published under
+    `corpus_dir` and checked with the catalogue of `statutes_file` (Settings'; None: only the
+    shipped clauses, the built-in catalogue); a broken one is reported by name."""
     outlines: dict[str, Outline] = {}
     errors: list[str] = []
     for type_id, doc_type in sorted(types.items()):
         try:
-            outline = load_outline(prompts_dir / type_id)
+            outline = load_outline(prompts_dir / type_id, corpus_dir)
             if outline is not None:
-                outlines[type_id] = check_outline(outline, doc_type)
+                outlines[type_id] = check_outline(outline, doc_type, statutes_file=statutes_file)
         except (OutlineError, OSError) as exc:
             errors.append(f"{type_id}: {exc}")
     return OutlineLibrary(outlines, errors)

@@ -208,7 +208,7 @@ def _show_parts(result: draft_run.DraftResult) -> None:
         st.caption(line)
     for line in fallback_lines(result.provenance, lang()):
         st.caption(line)
-    chosen, measured = writing_choice(result.request.endpoint)
+    chosen, measured = writing_choice(result.request.endpoint, settings())
     writing = tr(f"outline.writing_mode.{chosen}")
     st.caption(
         f"{tr('outline.writing', writing=writing)} · {source_line(result.provenance, lang())}"

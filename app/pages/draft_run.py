@@ -28,7 +28,7 @@ from app.domain import (
 )
 from app.drafting.context import DraftContext
 from app.pages.findings_view import show_findings, show_text
-from app.pages.ui_state import client, lang, settings, tr
+from app.pages.ui_state import client, context, lang, settings, tr
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -105,6 +105,8 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
             client=llm,
             params=request.params,
             mode=request.mode,
+            statutes_file=settings().statutes_file,
+            corpus_dir=settings().resolved_corpus_dir,
         )
     except TemplateProblem as exc:
         st.error(tr("draft.template_problem", detail=str(exc)))
@@ -131,6 +133,8 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
             prompts_dir=settings().prompts_dir,
             params=request.params,
             mode=request.mode,
+            statutes_file=settings().statutes_file,
+            corpus_dir=settings().resolved_corpus_dir,
         )
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
         context = None
@@ -148,7 +152,7 @@ def _record(outcome: GenerationOutcome, user_name: str) -> tuple[int | None, str
     """The audit log's id, or why the log was not written (the record then waits in the spool)."""
     from app.drafting.recording import keep
 
-    kept = keep(outcome, user_name=user_name)
+    kept = keep(outcome, user_name=user_name, ctx=context())
     return kept.generation_id, kept.problem.text(lang()) if kept.problem else ""
 
 
@@ -288,7 +292,7 @@ def phase_text(phase: Phase) -> str:
 
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.drafting.service import start_draft
+    from app.drafting.service import endpoint_writing, start_draft
 
     ready = _prepare(request)
     if ready is None:
@@ -306,7 +310,11 @@ def stream(request: DraftRequest, user_name: str) -> None:
     elif queued:
         status.caption(queued)
     run = start_draft(
-        prepared, llm, endpoint_name=request.endpoint, speculative_label=endpoint.label
+        prepared,
+        llm,
+        endpoint_name=request.endpoint,
+        speculative_label=endpoint.label,
+        writing=endpoint_writing(request.endpoint, settings()),
     )
     live = LiveDraft(request, run)
     st.session_state[LIVE] = live
@@ -323,6 +331,7 @@ def stream(request: DraftRequest, user_name: str) -> None:
 def download_buttons(result: DraftResult, text: str, check: CheckResult, user_name: str) -> None:
     """Download the (edited) draft as Markdown and as DOCX with findings as comments."""
     from app.export import ExportMeta, cited_articles_of, draft_to_docx
+    from app.export.docx_writer import default_reference
 
     stem = f"{result.request.doc_type_id}-{result.generation_id or result.token}"
     cols = st.columns(2)
@@ -344,7 +353,13 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
     cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
     try:
-        docx = draft_to_docx(text, meta=meta, findings=check.findings, cited_articles=cited)
+        docx = draft_to_docx(
+            text,
+            meta=meta,
+            findings=check.findings,
+            cited_articles=cited,
+            reference=default_reference(settings()),
+        )
     except Exception as exc:
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))
         return

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import streamlit as st
 
 from app.domain import Citation, Finding, GenerationStats
-from app.pages.ui_state import lang, tr
+from app.pages.ui_state import lang, settings, tr
 from app.validation.lookup import ArticleView, citation_view, suggested_view
 
 SEVERITY_ICON = {
@@ -75,7 +75,7 @@ def show_findings(
     from app.drafting.checking import catalogue
 
     day = on or dt.date.today()
-    statutes = catalogue()
+    statutes = catalogue(settings().statutes_file)
     box = (target or st).container()
     if not findings:
         box.success(tr("findings.none"))

@@ -136,7 +136,7 @@ def _audit_spool() -> None:
     """Records waiting in the audit spool, and spool lines moved to its quarantine."""
     from app.database import spool_status
 
-    status = spool_status()
+    status = spool_status(settings())
     if status.pending:
         st.warning(tr("monitor.spool_pending", n=status.pending, path=status.spool_path))
     if status.quarantined:
@@ -150,7 +150,7 @@ def _writing_quality() -> None:
     from app.drafting.writing_quality import measure_endpoint
 
     for name in settings().all_endpoints():
-        found = endpoint_measure(name)
+        found = endpoint_measure(name, settings())
         st.caption(f"{name}: {measure_line(found, lang())}")
         label = "writing_quality.remeasure_button" if found else "writing_quality.measure_button"
         if not st.button(tr(label), key=f"monitor.measure.{name}"):
@@ -165,7 +165,7 @@ def _writing_quality() -> None:
                 )
 
             try:
-                found = measure_endpoint(name, progress=step, again=True)
+                found = measure_endpoint(name, settings=settings(), progress=step, again=True)
             except Exception as exc:  # a failure is shown, never a traceback
                 status.update(state="error")
                 st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))

@@ -48,7 +48,7 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
     st.markdown(f"**{tr('precedents.part', title=cand.title, clause=cand.clause_id, kind=kind)}**")
     key = f"precedents.{cand.revision_id}.{n}"
     general = bool(st.checkbox(tr("precedents.use_placeholders"), value=True, key=f"{key}.ph"))
-    draft = cand.draft(user.name, placeholders=general)
+    draft = cand.draft(user.name, settings=settings(), placeholders=general)
     st.code(draft.text, language=None, wrap_lines=True)
     if general:
         pairs = ", ".join(f"{v} → {{{{ {f} }}}}" for v, f in cand.placeholders)

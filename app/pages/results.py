@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app.domain import describe
-from app.pages.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import db_session, lang, require_user, settings, tr
 
 if TYPE_CHECKING:
     from app.studies.report import StudyReport
@@ -135,7 +135,7 @@ def render() -> None:
     )
     try:
         with db_session() as session:
-            report = studies.results(study_id, session=session, actor=user)
+            report = studies.results(study_id, settings=settings(), session=session, actor=user)
     except ResultsLocked:
         st.info(tr("results.locked"))
         return

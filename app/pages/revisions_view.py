@@ -126,7 +126,7 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
     try:
         with db_session() as session:
             saved = revisions.save_revision(
-                gid, text, session=session, actor=user, base_revision=base
+                gid, text, settings=settings(), session=session, actor=user, base_revision=base
             )
     except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
@@ -245,7 +245,11 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     )
     try:
         data = version_docx(
-            stored, revision, title=_type_title(stored.record.doc_type), tracked=tracked
+            stored,
+            revision,
+            title=_type_title(stored.record.doc_type),
+            settings=settings(),
+            tracked=tracked,
         )
     except Exception as exc:
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))

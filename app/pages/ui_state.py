@@ -1,5 +1,7 @@
-"""Small non-widget helpers shared by the pages: cached factories, the UI language,
-the signed-in user. Nothing here draws widgets except `require_user`'s refusal."""
+"""Small non-widget helpers shared by the pages: the acting context (`context()`: the
+installation's Settings, its database, the signed-in user), cached factories, the UI
+language. The one place the pages read Settings (app.config.get_settings); nothing here draws
+widgets except `require_user`'s refusal."""
 
 from __future__ import annotations
 
@@ -17,12 +19,22 @@ from audit.domain import User
 if TYPE_CHECKING:  # the factories import these lazily, at first use
     from sqlalchemy.orm import Session, sessionmaker  # noqa: TID251 (types of the factories)
 
+    from app.context import Context
     from app.llm.client import OpenAIClient
     from app.prompts import Library
 
 
 def settings() -> Settings:
+    """The installation's Settings (read once per process by app.config)."""
     return get_settings()
+
+
+def context() -> Context:
+    """The acting context of this run of a page: the Settings, the installation's database
+    (opened once per process by app.database) and the signed-in user (None before sign-in)."""
+    from app.context import Context
+
+    return Context(settings(), actor=current_user())
 
 
 def lang() -> str:
@@ -52,17 +64,22 @@ def library() -> Library:
 
 
 @st.cache_resource(show_spinner=False)
-def _outline_problems(prompts_dir: str) -> list[str]:
-    from pathlib import Path
-
+def _outline_problems(prompts_dir: str, corpus_dir: str, statutes_file: str) -> list[str]:
     from app.outline.prepare import load_outlines
 
-    return load_outlines(Path(prompts_dir), _library(prompts_dir).types).errors
+    return load_outlines(
+        Path(prompts_dir),
+        _library(prompts_dir).types,
+        corpus_dir=Path(corpus_dir),
+        statutes_file=Path(statutes_file) if statutes_file else None,
+    ).errors
 
 
 def outline_problems() -> list[str]:
     """Broken outlines (prompts/<type>/outline.yaml), each named by its type."""
-    return _outline_problems(str(settings().prompts_dir))
+    s = settings()
+    statutes = str(s.statutes_file) if s.statutes_file is not None else ""
+    return _outline_problems(str(s.prompts_dir), str(s.resolved_corpus_dir), statutes)
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,10 +115,8 @@ def chosen_endpoint() -> str:
 
 @contextmanager
 def db_session() -> Iterator[Session]:
-    """A database session from app.database (migrations applied by the service)."""
-    from app.database import session_scope
-
-    with session_scope() as session:
+    """One unit of work on the installation's database (migrated on first use)."""
+    with context().session() as session:
         yield session
 
 
@@ -137,9 +152,7 @@ def require_user(*roles: str) -> User:
 
 def session_factory() -> sessionmaker[Session]:
     """The app's session factory, for services that open one short transaction per step."""
-    from app.database import get_session_factory
-
-    return get_session_factory()
+    return context().session_factory
 
 
 @st.cache_resource(show_spinner=False)

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from app.outline.compose import OutlinePlan, Step
     from app.outline.model import Outline
     from app.prompts import DocType
+    from app.validation import Catalogue
     from audit.domain import StoredGeneration
 
 MIN_VALUE_CHARS = 2  # a one-character value (0, 是) is too common to stand for a field
@@ -89,17 +90,18 @@ def type_library(doc_type_id: str, settings: Settings) -> TypeLibrary:
             f"Unknown document type {doc_type_id} (known: {known})",
         )
     try:
-        outline = load_outline(settings.prompts_dir / doc_type_id)
+        outline = load_outline(settings.prompts_dir / doc_type_id, settings.resolved_corpus_dir)
         if outline is None:
             raise OutlineError("no outline.yaml")
-        outline = check_outline(outline, doc_type)
+        outline = check_outline(outline, doc_type, statutes_file=settings.statutes_file)
     except (OutlineError, OSError) as exc:
         raise PrecedentError(
             f"{doc_type_id} 没有可用的提纲，无法建立条款库：{exc}",
             f"{doc_type_id} has no working outline, so no clause library: {exc}",
         ) from exc
     values = validate_values(doc_type, doc_type.example_values())
-    return TypeLibrary(doc_type, outline, clause_context(outline, doc_type, values))
+    ctx = clause_context(outline, doc_type, values, statutes_file=settings.statutes_file)
+    return TypeLibrary(doc_type, outline, ctx)
 
 
 def _as_fields(draft: FirmClauseDraft, *, version: str, approved: dt.date) -> dict[str, Any]:
@@ -156,7 +158,12 @@ class Candidate:
     clause_id: str  # a new id, or the firm clause it would be the next version of
     new_version: bool
 
-    def draft(self, author: str, *, placeholders: bool = True) -> FirmClauseDraft:
+    def draft(
+        self, author: str, *, settings: Settings, placeholders: bool = True
+    ) -> FirmClauseDraft:
+        """The clause to propose (with its cites read with the statute catalogue of `settings`)."""
+        from app.drafting.checking import statute_catalogue
+
         text = self.generalized if placeholders else self.text
         return FirmClauseDraft(
             doc_type=self.doc_type,
@@ -164,18 +171,18 @@ class Candidate:
             part=self.part,
             text=text,
             when=self.when,
-            cites=declared_cites(text),
+            cites=declared_cites(text, statute_catalogue(settings)),
             author=author,
             source_revision_id=self.revision_id,
         )
 
 
-def declared_cites(text: str) -> tuple[dict[str, Any], ...]:
-    """The articles a text cites, as a clause's `cites` (statute, article, 款, 项)."""
-    from app.drafting.checking import statute_catalogue
+def declared_cites(text: str, catalogue: Catalogue) -> tuple[dict[str, Any], ...]:
+    """The articles a text cites in `catalogue`, as a clause's `cites` (statute, article, 款,
+    项)."""
     from app.validation.citations import parse_citations
 
-    found, _ = parse_citations(text, statute_catalogue())
+    found, _ = parse_citations(text, catalogue)
     cites: dict[tuple[str, int], dict[str, Any]] = {}
     for c in found:
         if c.statute is None or c.article is None:
@@ -259,7 +266,13 @@ def _draft_context(
     decided once), as the page and a saved revision's check have it, and its outline plan."""
     from app.drafting.context import logged_context
 
-    context = logged_context(stored.record, lib.doc_type, prompts_dir=settings.prompts_dir)
+    context = logged_context(
+        stored.record,
+        lib.doc_type,
+        prompts_dir=settings.prompts_dir,
+        statutes_file=settings.statutes_file,
+        corpus_dir=settings.resolved_corpus_dir,
+    )
     if context.mode != "outline":
         raise PrecedentError(
             "只有按提纲起草的草稿可以按部分提议条款（自由撰写的草稿没有部分）。",

@@ -100,14 +100,11 @@ def build_report(
     doc_type_title: Bilingual | None = None,
     *,
     preferences: Sequence[Preference] = (),
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> StudyReport:
     """Compute every number of the results page from the latest verdicts and preferences.
     `doc_type_title` names the document type in the report (its id when the type is no
-    longer installed); `settings` gives the gold thresholds (defaults when None)."""
-    from app.config import get_settings
-
-    settings = settings or get_settings()
+    longer installed); `settings` gives the gold thresholds."""
     gold_score = settings.study_gold_catch_score
     drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
     arms = tuple(a.label for a in study.arms)

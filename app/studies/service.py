@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import require_role
-from app.config import Settings, get_settings
+from app.config import Settings
 from app.domain import Bilingual
 from app.studies import blinding, store
 from app.studies.arms import arm_mode, arm_params, check_arms, item_config
@@ -207,9 +207,10 @@ def _generate_one(
     links it to the item: a crash between the two leaves a logged draft no item points to and
     the item pending (a rerun drafts it again); nothing is lost and no item points to a draft
     that is not in the log."""
+    from app.context import Context
     from app.drafting.context import prepare
     from app.drafting.recording import keep
-    from app.drafting.service import run_to_end, start_draft
+    from app.drafting.service import endpoint_writing, run_to_end, start_draft
     from app.llm.client import make_client
 
     arm, label = _arm_and_label(study, item)
@@ -224,14 +225,20 @@ def _generate_one(
             client=client,
             params=arm_params(doc_type.defaults, arm.params),
             mode=arm_mode(arm.params),
+            statutes_file=settings.statutes_file,
+            corpus_dir=settings.resolved_corpus_dir,
         )
     except ValueError as exc:  # context too long, a broken outline: the item stays pending
         with session_factory.begin() as session:
             store.fail_item(item.id, session=session, error=str(exc))
         return False, label
-    run = start_draft(context, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label)
+    writing = endpoint_writing(arm.endpoint, settings)
+    run = start_draft(
+        context, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label,
+        writing=writing,
+    )  # fmt: skip
     outcome = run_to_end(run)
-    kept = keep(outcome, user_name=actor, factory=session_factory)
+    kept = keep(outcome, user_name=actor, ctx=Context(settings, session_factory))
     usable = outcome.status in USABLE and kept.generation_id is not None
     if not usable:  # stopped, failed, or not in the log: the item stays pending
         problem = kept.problem.en if kept.problem is not None else None
@@ -352,8 +359,9 @@ def unblind_early(study_id: int, *, session: Session, actor: User, reason: str) 
     return store.mark_unblinded(study_id, session=session, actor=name, reason=reason.strip())
 
 
-def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
-    """The unblinded report (see app.studies.report); ResultsLocked until unlocked."""
+def results(study_id: int, *, settings: Settings, session: Session, actor: User) -> StudyReport:
+    """The unblinded report (see app.studies.report) with the gold thresholds and document
+    types of `settings`; ResultsLocked until unlocked."""
     from app.studies.report import build_report
 
     _user(actor, "admin")
@@ -369,15 +377,15 @@ def results(study_id: int, *, session: Session, actor: User) -> StudyReport:
         study,
         progress,
         verdicts,
-        _doc_type_title(study.doc_type),
+        _doc_type_title(study.doc_type, settings),
         preferences=preferences,
-        settings=get_settings(),
+        settings=settings,
     )
 
 
-def _doc_type_title(doc_type_id: str) -> Bilingual | None:
+def _doc_type_title(doc_type_id: str, settings: Settings) -> Bilingual | None:
     """The installed type's name in both languages; None when it is no longer installed."""
     from app.prompts import load_library
 
-    doc_type = load_library(get_settings().prompts_dir).types.get(doc_type_id)
+    doc_type = load_library(settings.prompts_dir).types.get(doc_type_id)
     return None if doc_type is None else Bilingual(doc_type.title_zh, doc_type.title_en)

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from app.context import Context
 from tests.conftest import acting
 from tests.e2e.conftest import PASSWORD, RunningApp
 from tests.servers import REPO
@@ -206,21 +207,33 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     page.get_by_role("heading", name="· 已停止").wait_for()
 
 
-def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
+def app_context_of(app: RunningApp) -> Context:
+    """An acting context on the running app's installation: its data directory, its database
+    and its model server."""
+    from app.config import Settings
+    from app.context import Context
+
+    env = app.env
+    return Context(
+        Settings(
+            data_dir=env["LEXSPEC_DATA_DIR"],
+            database_url=env["LEXSPEC_DATABASE_URL"],
+            llm_base_url=env["LEXSPEC_LLM_BASE_URL"],
+        )
+    )
+
+
+def make_study(app: RunningApp) -> int:
     """A one-case study drafted by both arms through app.studies.service (tiny max_tokens), asking
     for scores and a preference."""
     from app import database
-    from app.config import get_settings
     from app.prompts import load_library
     from app.studies import service as studies
     from app.studies.domain import ArmSpec, StudySpec
 
-    for key in ("LEXSPEC_DATA_DIR", "LEXSPEC_DATABASE_URL", "LEXSPEC_LLM_BASE_URL"):
-        monkeypatch.setenv(key, app.env[key])
-    get_settings.cache_clear()
-    database.reset()
+    ctx = app_context_of(app)
     try:
-        settings = get_settings()
+        settings = ctx.settings
         doc = load_library(settings.prompts_dir).types["cross-border-filing-guide"]
         arms = (
             ArmSpec("ARM-SPEC-X", "embedded", {"max_tokens": 24}),
@@ -228,34 +241,31 @@ def make_study(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> int:
         )
         cases = (doc.example_values(),)
         spec = StudySpec("e2e pilot", doc.id, cases, arms, ("rita",), design="both")
-        with database.session_scope() as session:
+        with ctx.session() as session:
             study = studies.create_study(
                 spec, session=session, settings=settings, actor=acting("boss", session=session)
             )
         progress = studies.generate_items(
             study.id,
-            session_factory=database.get_session_factory(),
+            session_factory=ctx.session_factory,
             settings=settings,
-            actor=acting("boss", factory=database.get_session_factory()),
+            actor=acting("boss", factory=ctx.session_factory),
         )
-        with database.session_scope() as session:
+        with ctx.session() as session:
             errors = [i.error for i in studies.list_items(study.id, session=session,
                       actor=acting("boss", session=session)) if i.error]  # fmt: skip
         assert progress.done == progress.total == 2, errors
         return int(study.id)
     finally:
-        get_settings.cache_clear()
         database.reset()
 
 
-def test_reviewer_scores_a_draft_and_progress_moves(
-    running_app: RunningApp, page: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reviewer_scores_a_draft_and_progress_moves(running_app: RunningApp, page: Any) -> None:
     add_user(running_app, "boss", "admin")
     add_user(running_app, "rita", "reviewer")
     from playwright.sync_api import expect
 
-    make_study(running_app, monkeypatch)
+    make_study(running_app)
     sign_in(page, running_app, "rita", "盲评")
     page.get_by_text("进度：已完成 0 / 3 项评审").wait_for()  # two drafts to score, one choice
     html = page.content()

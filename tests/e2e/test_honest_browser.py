@@ -18,6 +18,7 @@ from tests.e2e.test_app_browser import (
     COMPANY_INPUT,
     DRAFT_LENGTH,
     add_user,
+    app_context_of,
     choose_radio,
     example_form,
     generate,
@@ -127,23 +128,17 @@ def test_chinese_renders_in_a_real_font_and_reviewers_have_a_history(
     page.get_by_text("你还没有提交过评分。").wait_for()
 
 
-def test_results_of_a_tiny_study_say_it_is_too_small(
-    running_app: RunningApp, page: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_results_of_a_tiny_study_say_it_is_too_small(running_app: RunningApp, page: Any) -> None:
     from app import database
-    from app.config import get_settings
     from app.studies import service as studies
     from app.studies.domain import VerdictInput
 
     add_user(running_app, "boss", "admin")
     add_user(running_app, "rita", "reviewer")
-    study_id = make_study(running_app, monkeypatch)
-    for key in ("LEXSPEC_DATA_DIR", "LEXSPEC_DATABASE_URL"):
-        monkeypatch.setenv(key, running_app.env[key])
-    get_settings.cache_clear()
-    database.reset()
+    study_id = make_study(running_app)
+    ctx = app_context_of(running_app)
     try:
-        with database.session_scope() as session:
+        with ctx.session() as session:
             for pair in studies.reviewer_queue(
                 study_id, session=session, actor=acting("rita", session=session)
             ):
@@ -160,7 +155,6 @@ def test_results_of_a_tiny_study_say_it_is_too_small(
                     actor=acting("rita", session=session),
                 )
     finally:
-        get_settings.cache_clear()
         database.reset()
     sign_in(page, running_app, "boss", "起草")
     page.get_by_role("link", name="研究结果").click()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from app.accounts import PermissionDenied
-from app.config import get_settings
+from app.context import Context
 from app.review.approvals import ApprovalError, approve_output
 from app.serving.corpus import corpus_files
 from audit.domain import User
+from tests.conftest import MakeContext
 
 pytestmark = pytest.mark.integration
 
@@ -19,33 +17,24 @@ GUIDE = "【适用情形】\n一、依据《数据出境安全评估办法》第
 
 
 @pytest.fixture
-def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    from app import database
-
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
-    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path / "data"))
-    get_settings.cache_clear()
-    database.reset()
-    yield
-    database.reset()
-    get_settings.cache_clear()
+def ctx(db_url: str, make_context: MakeContext) -> Context:
+    """The app on the test database, its data directory a temp dir."""
+    return make_context(database_url=db_url)
 
 
-def _user(role: str) -> User:
-    from app.database import session_scope
+def _user(ctx: Context, role: str) -> User:
     from audit import users
 
-    with session_scope() as session:
+    with ctx.session() as session:
         return users.create_user(f"u-{role}", role, "long enough pw", session=session)
 
 
-def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -> None:
-    from app.database import session_scope
+def test_approved_draft_joins_the_corpus_and_the_audit_log(ctx: Context) -> None:
     from audit.store import list_events, verify_chain
 
-    settings = get_settings()
-    drafter = _user("drafter")
-    with session_scope() as session:
+    settings = ctx.settings
+    drafter = _user(ctx, "drafter")
+    with ctx.session() as session:
         approval = approve_output(
             GUIDE,
             doc_type="cross-border-filing-guide",
@@ -57,7 +46,7 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
     assert approval.path.read_text(encoding="utf-8") == GUIDE.strip() + "\n"
     # the retrieval drafter's file scan finds it
     assert approval.path in corpus_files(None, settings.resolved_corpus_dir)
-    with session_scope() as session:
+    with ctx.session() as session:
         events = [e for e in list_events(session=session) if e.kind == "output.approved"]
         assert verify_chain(session=session).ok
     assert len(events) == 1
@@ -66,16 +55,14 @@ def test_approved_draft_joins_the_corpus_and_the_audit_log(app_settings: None) -
     assert events[0].payload["sha256"] == approval.sha256
 
 
-def test_reviewers_cannot_approve_and_empty_drafts_are_refused(app_settings: None) -> None:
-    from app.database import session_scope
-
-    settings = get_settings()
-    reviewer, admin = _user("reviewer"), _user("admin")
-    with session_scope() as session, pytest.raises(PermissionDenied):
+def test_reviewers_cannot_approve_and_empty_drafts_are_refused(ctx: Context) -> None:
+    settings = ctx.settings
+    reviewer, admin = _user(ctx, "reviewer"), _user(ctx, "admin")
+    with ctx.session() as session, pytest.raises(PermissionDenied):
         approve_output(
             GUIDE, doc_type="x", generation_id=1, settings=settings, session=session, actor=reviewer
         )
-    with session_scope() as session, pytest.raises(ApprovalError) as err:
+    with ctx.session() as session, pytest.raises(ApprovalError) as err:
         approve_output(
             "  \n", doc_type="x", generation_id=1, settings=settings, session=session, actor=admin
         )

@@ -23,6 +23,7 @@ from audit import store, users
 from audit.spool import SPOOL_FILE, Spool
 from audit.spool import mac as spool_mac
 from audit.storable import REPLACEMENT
+from tests.conftest import app_context
 from tests.integration.test_account_coverage import _accounts, _faults
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
 from tests.integration.test_audit_store import make_record
@@ -151,7 +152,7 @@ def test_attack_forged_spool_lines_are_quarantined_never_replayed(
         handle.write(b"\n".join(forged) + b"\n")
     spool.append(make_record(output_text="真的二"))
 
-    kept = keep(outcome("新的"), user_name="alice")
+    kept = keep(outcome("新的"), user_name="alice", ctx=app_context())
     assert kept.generation_id is not None and kept.problem is None, kept.problem
     assert logged_texts(db_url) == ["真的一", "真的二", "新的"]
     entries = spool.quarantine_entries()
@@ -183,7 +184,7 @@ def test_attack_a_replaced_spool_key_quarantines_lines_not_replays_them(
     spool.key_path.write_text("00" * 32 + "\n", encoding="ascii")  # the attacker's key
     with spool.path.open("ab") as handle:
         handle.write(_forged(bytes(32), output_text="伪造") + b"\n")
-    keep(outcome("新的"), user_name="alice")
+    keep(outcome("新的"), user_name="alice", ctx=app_context())
     texts = logged_texts(db_url)
     assert "原密钥下" not in texts and len(spool.quarantine_entries()) == 1
     assert "伪造" in texts  # documented: whoever holds the key can forge a line
@@ -215,7 +216,7 @@ def test_attack_a_nul_in_a_spooled_record_blocks_nothing(
         )
     )
     spool.append(make_record(output_text="之后"))
-    kept = keep(outcome("新的\x00一份"), user_name="alice")
+    kept = keep(outcome("新的\x00一份"), user_name="alice", ctx=app_context())
     assert kept.generation_id is not None and kept.problem is None, kept.problem
     stored = NUL_TEXT.replace("\x00", REPLACEMENT)
     assert logged_texts(db_url) == ["之前", stored, "之后", f"新的{REPLACEMENT}一份"]
@@ -260,7 +261,7 @@ def test_a_record_the_database_refuses_at_replay_is_set_aside_and_the_rest_go_in
     spool.append(make_record(output_text="之前"))
     spool.append(make_record(output_text="太大", prompt_tokens=2**40))
     spool.append(make_record(output_text="之后"))
-    kept = keep(outcome("新的"), user_name="alice")
+    kept = keep(outcome("新的"), user_name="alice", ctx=app_context())
     assert kept.generation_id is not None and kept.problem is None, kept.problem
     texts = logged_texts(db_url)
     assert spool.pending() == 0
@@ -288,7 +289,7 @@ def test_what_a_file_attacker_can_still_do_with_genuine_lines(
     spool.append(make_record(output_text="复制的"))
     line = spool.path.read_bytes()
     spool.path.write_bytes(line + line)
-    keep(outcome("新的"), user_name="alice")
+    keep(outcome("新的"), user_name="alice", ctx=app_context())
     assert logged_texts(db_url) == ["复制的", "复制的", "新的"]
     spool.append(make_record(output_text="被删的"))
     spool.path.write_bytes(b"")

@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import Engine, select, text, update
 from sqlalchemy.orm import Session
 
-from app.database import session_scope
 from audit import chain, store
 from audit.models import ChainHead, Event
+from tests.conftest import app_session
 from tests.integration.test_audit_faults import use_database
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
@@ -48,7 +48,7 @@ def app_db(
 def _write(n: int) -> None:
     """`n` commits through the app's unit of work, each one generation and one event."""
     for i in range(n):
-        with session_scope() as session:
+        with app_session() as session:
             store.log_generation(make_record(output_text=f"草稿 {i}"), session=session)
             store.append_event(session=session, actor="admin", kind="test", payload={"i": i})
 
@@ -205,7 +205,7 @@ def test_a_unit_of_work_with_savepoints_is_anchored_once_as_a_whole(
     rolled-back savepoint in one unit of work: one checkpoint, for every row the unit appended."""
     from audit import users
 
-    with session_scope() as session:
+    with app_session() as session:
         users.create_user("anchor-a", "drafter", "password-123456", session=session)
         with pytest.raises(RuntimeError), session.begin_nested():
             store.append_event(session=session, actor="admin", kind="test", payload={})

@@ -25,6 +25,7 @@ from app.drafting.context import DraftContext
 from app.drafting.outcome import GenerationOutcome
 from audit import store
 from audit.db import make_engine, make_session_factory, migrate
+from tests.conftest import app_context
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
@@ -36,14 +37,15 @@ WRITERS = 8
 WRITER = """
 import os, sys, time
 from pathlib import Path
-from app.database import write
+from app.cli import command_context
 from audit.store import log_generation
 from tests.integration.test_audit_store import make_record
 
 go = Path(sys.argv[1])
 while not go.exists():
     time.sleep(0.01)
-write(lambda session: log_generation(make_record(user_name=sys.argv[2]), session=session))
+ctx = command_context()
+ctx.write(lambda session: log_generation(make_record(user_name=sys.argv[2]), session=session))
 """
 
 
@@ -155,20 +157,20 @@ def test_unreachable_database_spools_then_replays_in_order(
         use_database(db_url + "?timeout=0.2", monkeypatch)
     else:  # PostgreSQL is away (nothing listens on the port)
         use_database(closed_port_url(db_url), monkeypatch)
-    first = keep(outcome("第一份"), user_name="alice")  # as `lexspec draft` does
+    first = keep(outcome("第一份"), user_name="alice", ctx=app_context())  # as `lexspec draft` does
     second_id, page_message = page_record(outcome("第二份"), "alice")  # as the drafting page does
     assert first.generation_id is None and first.spooled and second_id is None
     assert first.problem is not None and "spool" in first.problem.text("en")
     assert "未能写入审计日志" in page_message and "暂存" in page_message
-    assert spool().pending() == 2
+    assert spool(app_context().settings).pending() == 2
 
     if db_url.startswith("sqlite"):
         blocker.rollback()
         blocker.close()
     use_database(db_url, monkeypatch)  # the database is back
-    third = keep(outcome("第三份"), user_name="alice")
+    third = keep(outcome("第三份"), user_name="alice", ctx=app_context())
     assert third.generation_id is not None and third.problem is None
-    assert spool().pending() == 0
+    assert spool(app_context().settings).pending() == 0
     assert logged_texts(db_url) == ["第一份", "第二份", "第三份"]
 
 

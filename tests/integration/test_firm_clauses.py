@@ -29,6 +29,7 @@ from app.serving.corpus import corpus_files
 from audit import firm_clauses, store
 from audit.firm_clauses import FirmClauseDraft
 from audit.users import create_user, get_user
+from tests.conftest import app_context, app_session
 from tests.fakes import FakeClient
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
@@ -43,7 +44,7 @@ def _settings(url: str, data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.setenv("LEXSPEC_DATA_DIR", str(data))
     get_settings.cache_clear()
     database.reset()
-    with database.session_scope() as session:
+    with app_session() as session:
         create_user("boss", "admin", PASSWORD, session=session)
         create_user("dana", "drafter", PASSWORD, session=session, actor="boss")
         create_user("rita", "reviewer", PASSWORD, session=session, actor="boss")
@@ -75,7 +76,14 @@ def _assembled(**changes: str) -> Any:
     doc = load_library(settings.prompts_dir).types[GUIDE]
     client = FakeClient([], scripts=[])
     values = {**doc.example_values(), **changes}
-    prepared = prepare(doc, values, prompts_dir=settings.prompts_dir, client=client)
+    prepared = prepare(
+        doc,
+        values,
+        prompts_dir=settings.prompts_dir,
+        client=client,
+        statutes_file=settings.statutes_file,
+        corpus_dir=settings.resolved_corpus_dir,
+    )
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="assemble"))
     assert client.requests == []
     return outcome
@@ -90,12 +98,15 @@ def _revision(edit: str = ADDED) -> int:
     part (the paragraph the security-assessment route uses, with the form's count in it)."""
     outcome = _assembled()
     paragraph = next(ln for ln in outcome.text.splitlines() if ln.startswith("贵公司自当年"))
-    gid = keep(outcome, user_name="dana").generation_id  # the one door to the log
+    gid = keep(
+        outcome, user_name="dana", ctx=app_context()
+    ).generation_id  # the one door to the log
     assert gid is not None
-    with database.session_scope() as session:
+    with app_session() as session:
         saved = save_revision(
             gid,
             outcome.text.replace(paragraph, paragraph + edit),
+            settings=app_context().settings,
             session=session,
             base_revision=0,
             actor=_user("dana", session),
@@ -105,15 +116,17 @@ def _revision(edit: str = ADDED) -> int:
 
 def _propose(revision_id: int) -> Any:
     settings = get_settings()
-    with database.session_scope() as session:
+    with app_session() as session:
         dana = _user("dana", session)
         (cand,) = precedents.candidates(revision_id, settings=settings, session=session, actor=dana)
-        row = precedents.propose(cand.draft("dana"), settings=settings, session=session, actor=dana)
+        row = precedents.propose(
+            cand.draft("dana", settings=settings), settings=settings, session=session, actor=dana
+        )
     return cand, row
 
 
 def _approve(row_id: int, who: str = "boss") -> Any:
-    with database.session_scope() as session:
+    with app_session() as session:
         return precedents.approve(
             row_id, settings=get_settings(), session=session, actor=_user(who, session)
         )
@@ -150,7 +163,7 @@ def test_proposed_then_approved_clause_is_what_the_next_draft_uses(app_settings:
     published = app_settings / "corpus" / GUIDE / "clauses.yaml"
     assert published in corpus_files(None, get_settings().resolved_corpus_dir)  # retrieval
     assert ADDED in published.read_text(encoding="utf-8")
-    with database.session_scope() as session:
+    with app_session() as session:
         kinds = [e.kind for e in store.list_events(session=session) if e.kind.startswith("clause.")]
         report = store.verify_chain(session=session)
     assert sorted(kinds) == ["clause.approved", "clause.proposed"]
@@ -163,7 +176,7 @@ def test_a_new_version_keeps_the_earlier_one(app_settings: Path) -> None:
     cand, second = _propose(_revision("申报前还应当核对申报书与自评估报告的一致性。"))
     assert cand.new_version and second.clause_id == first.clause_id
     assert _approve(second.id).version == 2
-    with database.session_scope() as session:
+    with app_session() as session:
         rows = firm_clauses.list_clauses(session=session, doc_type=GUIDE, status="approved")
         exported = precedents.library_yaml(GUIDE, session=session)
     assert [r.version for r in rows] == [1, 2]
@@ -177,7 +190,7 @@ def test_a_part_of_a_revision_is_proposed_once_unless_rejected(app_settings: Pat
     _, first = _propose(revision)
     with pytest.raises(precedents.PrecedentError, match="already proposed as #1"):
         _propose(revision)  # pending: not again under another id
-    with database.session_scope() as session:
+    with app_session() as session:
         precedents.reject(
             first.id, note="措辞再斟酌", session=session, actor=_user("boss", session)
         )
@@ -200,16 +213,16 @@ def test_a_clause_whose_citation_is_wrong_is_refused_with_the_finding(app_settin
         "dana",
     )
     settings = get_settings()
-    with database.session_scope() as session, pytest.raises(precedents.ClauseRefused) as refused:
+    with app_session() as session, pytest.raises(precedents.ClauseRefused) as refused:
         precedents.propose(wrong, settings=settings, session=session, actor=_user("dana", session))
     assert "firm.why-route.wrong" in str(refused.value) and "citation." in str(refused.value)
     # a pending clause that fails the checks by the time of approval (the statute texts or the
     # outline changed since it was proposed) is refused again, and stays pending
-    with database.session_scope() as session:
+    with app_session() as session:
         row = firm_clauses.add_proposal(wrong, session=session, actor="dana")
     with pytest.raises(precedents.ClauseRefused, match="citation"):
         _approve(row.id)
-    with database.session_scope() as session:
+    with app_session() as session:
         with pytest.raises(PermissionDenied):
             precedents.reject(row.id, note="x", session=session, actor=_user("dana", session))
         done = precedents.reject(
@@ -227,9 +240,9 @@ def test_audit_verify_catches_an_approved_clause_edited_in_the_database(
     _, row = _propose(_revision())
     _approve(row.id)
     env_edit = "UPDATE firm_clauses SET text = '贵公司无需申报。' WHERE id = :i"
-    with database.session_scope() as session:
+    with app_session() as session:
         session.execute(text(env_edit), {"i": row.id})
-    with database.session_scope() as session:
+    with app_session() as session:
         report = store.verify_chain(session=session)
     assert [(f.table, f.id) for f in report.uncovered] == [("firm_clauses", row.id)]
     assert "changed outside LexSpec" in report.uncovered[0].reason.en
@@ -244,7 +257,7 @@ def test_audit_verify_catches_a_published_library_edited_on_disk_and_publish_men
     file is named; `lexspec clauses publish` writes it anew from the log."""
     _, row = _propose(_revision())
     _approve(row.id)
-    published = firm_clauses_file(GUIDE)
+    published = firm_clauses_file(GUIDE, get_settings().resolved_corpus_dir)
     assert main(["audit", "verify"]) == 0
     capsys.readouterr()
     published.write_text(
@@ -265,8 +278,8 @@ def test_audit_verify_catches_a_published_library_edited_on_disk_and_publish_men
 def test_a_savepoint_or_a_rollback_publishes_nothing(app_settings: Path) -> None:
     """The library is written after the unit of work commits, as the log then holds it."""
     _, row = _propose(_revision())
-    published = firm_clauses_file(GUIDE)
-    with pytest.raises(RuntimeError), database.session_scope() as session:
+    published = firm_clauses_file(GUIDE, get_settings().resolved_corpus_dir)
+    with pytest.raises(RuntimeError), app_session() as session:
         precedents.approve(
             row.id, settings=get_settings(), session=session, actor=_user("boss", session)
         )
@@ -275,7 +288,7 @@ def test_a_savepoint_or_a_rollback_publishes_nothing(app_settings: Path) -> None
         assert not published.exists()
         raise RuntimeError("the unit of work fails after the approval")
     assert not published.exists()
-    with database.session_scope() as session:
+    with app_session() as session:
         assert precedents.current_versions(GUIDE, session=session) == []
     _approve(row.id)
     assert "firm.why-route" in published.read_text(encoding="utf-8")
@@ -291,11 +304,11 @@ def test_export_then_import_round_trip(app_settings: Path, tmp_path: Path) -> No
 
     # a drafter's import proposes; an admin's approves (the next version of the same clause)
     assert main(["clauses", "import", str(out), "--type", GUIDE, "--as", "dana"]) == 0
-    with database.session_scope() as session:
+    with app_session() as session:
         (waiting,) = precedents.pending(session=session, doc_type=GUIDE)
     assert waiting.text == exported.text and waiting.when == exported.when
     assert main(["clauses", "import", str(out), "--type", GUIDE, "--as", "boss"]) == 0
-    with database.session_scope() as session:
+    with app_session() as session:
         (current,) = precedents.current_versions(GUIDE, session=session)
     assert current.version == 2 and current.text == exported.text
     assert [c["article"] for c in current.cites] == [c.article for c in exported.cites]
@@ -325,7 +338,7 @@ def test_cli_errors_are_one_line_and_exit_2(
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
         assert named in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
-    with database.session_scope() as session:
+    with app_session() as session:
         assert firm_clauses.list_clauses(session=session) == []  # nothing half-imported
 
     revision = _revision()
@@ -334,7 +347,7 @@ def test_cli_errors_are_one_line_and_exit_2(
     assert main(["clauses", "propose", "--revision", str(revision), "--as", "dana"]) == 0
     out = capsys.readouterr().out
     assert "firm.why-route" in out and "{{ individuals_count }}" in out
-    with database.session_scope() as session:
+    with app_session() as session:
         (row,) = precedents.pending(session=session)
     assert main(["clauses", "approve", str(row.id), "--as", "dana"]) == 2
     assert "admin" in capsys.readouterr().err
@@ -368,6 +381,8 @@ def test_adapt_mode_asks_the_real_model_to_adapt_the_firm_clause(
         prompts_dir=settings.prompts_dir,
         client=client,
         params=replace(doc.defaults, temperature=0.0, max_tokens=24),  # cheap: any prose will do
+        statutes_file=settings.statutes_file,
+        corpus_dir=settings.resolved_corpus_dir,
     )
     step = next(s for s in prepared.plan.steps if s.part.key == "why-route")
     assert step.clause is not None and step.clause.id == "firm.why-route"

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from app import database
 from app.cli import main
 from app.config import get_settings
 from app.domain import GenerationStats
@@ -20,6 +19,7 @@ from app.drafting.outcome import GenerationOutcome
 from app.drafting.recording import keep
 from app.pages.draft_run import check_text
 from app.prompts import load_library
+from tests.conftest import app_context, app_session
 from tests.integration.test_pages_apptest import app_env, make_user  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.integration
@@ -52,7 +52,7 @@ def _logged(context: DraftContext, text: str) -> int:
         stats=GenerationStats(),
         check=check(context, text),
     )
-    kept = keep(outcome, user_name="alice")
+    kept = keep(outcome, user_name="alice", ctx=app_context())
     assert kept.generation_id is not None, kept.problem
     return kept.generation_id
 
@@ -113,9 +113,14 @@ def test_page_revision_and_cli_give_the_same_findings(
 
     page = [f.to_dict() for f in check_text(context, edited).findings]  # what the page shows
     user = make_user("alice", "drafter")
-    with database.session_scope() as session:
+    with app_session() as session:
         saved = revisions.save_revision(
-            generation_id, edited, session=session, base_revision=0, actor=user
+            generation_id,
+            edited,
+            settings=app_context().settings,
+            session=session,
+            base_revision=0,
+            actor=user,
         )
     (tmp_path / "draft.md").write_text(edited, encoding="utf-8")
     cli = _cli_findings(generation_id, tmp_path / "draft.md", capsys)
@@ -152,7 +157,7 @@ def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) ->
     live = LiveDraft(request, run, text="【适用情形】\n一、")  # never iterated to its end
     result = _result_of(live, "alice")
     assert result.status == "stopped" and result.generation_id is not None
-    with database.session_scope() as session:
+    with app_session() as session:
         stored = get_generation(result.generation_id, session=session)
     assert stored is not None
     assert (stored.record.status, stored.record.output_text) == ("stopped", live.text)

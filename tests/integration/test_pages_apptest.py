@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import database
 from app.config import get_settings
-from tests.conftest import acting
+from tests.conftest import acting, app_session
 
 MAIN = str(Path(__file__).resolve().parents[2] / "app" / "main.py")
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
@@ -41,7 +41,7 @@ def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def make_user(name: str, role: str, *, must_change: bool = False) -> object:
     from audit.users import create_user
 
-    with database.session_scope() as session:
+    with app_session() as session:
         return create_user(name, role, PASSWORD, session=session, must_change_password=must_change)
 
 
@@ -298,7 +298,7 @@ def make_study(reviewer: str) -> tuple[int, dict[str, str]]:
     arms = (ArmSpec("ARM-SPECULATIVE-X", "embedded"), ArmSpec("ARM-PLAIN-Y", "embedded"))
     spec = StudySpec(STUDY_NAME, doc.id, (doc.example_values(),), arms, (reviewer,))
     texts: dict[str, str] = {}
-    with database.session_scope() as session:
+    with app_session() as session:
         study = studies.create_study(
             spec, session=session, settings=settings, actor=acting("boss", session=session)
         )
@@ -374,13 +374,13 @@ def test_results_are_locked_until_every_verdict_is_in(app_env: Path) -> None:
     study_id, _ = make_study("rita")
     from audit.users import get_user
 
-    with database.session_scope() as session:
+    with app_session() as session:
         boss = get_user("boss", session=session)  # created by make_study
     locked = page_as(_results_page, boss)
     assert not locked.exception
     assert locked.info[0].value.startswith("Results are locked")
 
-    with database.session_scope() as session:
+    with app_session() as session:
         for pair in studies.reviewer_queue(
             study_id, session=session, actor=acting("rita", session=session)
         ):

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app import database
-from tests.conftest import acting
+from tests.conftest import acting, app_session
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     _all_text,
     app_as,
@@ -98,7 +97,7 @@ def test_a_bad_case_is_called_a_case_not_a_group(app_env: Path) -> None:  # noqa
     arms = (ArmSpec("a", "embedded", {"max_tokens": 16}), ArmSpec("b", "embedded"))
     spec = StudySpec("s", "cross-border-filing-guide", ({"company_name": ""},), arms, ())
     try:
-        with database.session_scope() as session:
+        with app_session() as session:
             studies.create_study(
                 spec,
                 session=session,
@@ -125,7 +124,7 @@ def test_results_with_two_pairs_say_the_sample_is_too_small(app_env: Path) -> No
 
     make_user("rita", "reviewer")
     study_id, _ = make_study("rita")
-    with database.session_scope() as session:
+    with app_session() as session:
         for pair in studies.reviewer_queue(
             study_id, session=session, actor=acting("rita", session=session)
         ):
@@ -158,7 +157,7 @@ def test_reviewer_history_lists_own_verdicts_without_arms(app_env: Path) -> None
     study_id, _ = make_study("rita")
     empty = page_as(_my_reviews_page, reviewer)
     assert empty.info[0].value == "You have not submitted a verdict yet."
-    with database.session_scope() as session:
+    with app_session() as session:
         pair = studies.reviewer_queue(
             study_id, session=session, actor=acting("rita", session=session)
         )[0]

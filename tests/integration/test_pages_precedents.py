@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app import database
 from app.review import precedents
+from tests.conftest import app_session
 from tests.integration.test_firm_clauses import ADDED, _assembled, _revision, _why_route
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     _history_page,
@@ -36,7 +36,7 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
     at.button(key=f"precedents.{revision}.0.propose").click().run()
     assert not at.exception
     assert any(s.value.startswith("Proposed #1") for s in at.success)
-    with database.session_scope() as session:
+    with app_session() as session:
         (row,) = precedents.pending(session=session)
     assert "{{ individuals_count }}" in row.text and row.proposed_by == "dana"
     at.run()  # the part proposed from this revision is shown as such, not offered again

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from app import database
+from tests.conftest import app_context, app_session
 from tests.integration.test_audit_store import make_record
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     MAIN,
@@ -25,7 +25,7 @@ def _logged_generation() -> int:
     from audit import store
 
     record = make_record(output_text=MODEL, doc_type="cross-border-filing-guide")
-    with database.session_scope() as session:
+    with app_session() as session:
         return store.log_generation(record, session=session).id
 
 
@@ -66,7 +66,7 @@ def test_save_revision_then_approve_uses_it(app_env: Path) -> None:  # noqa: F81
     save.click().run()  # the same text again: no second revision, and the page says why
     assert any("Same text as the last saved version" in e.value for e in at.error)
 
-    with database.session_scope() as session:
+    with app_session() as session:
         (saved,) = revisions.list_revisions(gid, session=session, actor=alice)  # type: ignore[arg-type]
     assert saved.text == EDITED and saved.user_name == "alice"
     assert not [f for f in saved.findings if f["code"] == "citation.repealed"]
@@ -77,7 +77,7 @@ def test_save_revision_then_approve_uses_it(app_env: Path) -> None:  # noqa: F81
     assert any("Revision 1 was used as the precedent" in c.value for c in at.caption)
     (corpus_file,) = (app_env / "corpus" / "cross-border-filing-guide").glob("*.md")
     assert corpus_file.read_text(encoding="utf-8").strip() == EDITED.strip()
-    with database.session_scope() as session:
+    with app_session() as session:
         (event,) = list_events(session=session, kind="output.approved")
     assert event.payload["revision_id"] == saved.id and event.payload["generation_id"] == gid
 
@@ -91,7 +91,7 @@ def test_approving_unsaved_edits_saves_them_first(app_env: Path) -> None:  # noq
     next(a for a in at.text_area if str(a.key).startswith("draft.edit.")).input(EDITED).run()
     next(b for b in at.button if str(b.key).startswith("draft.approve.")).click().run()
     assert any(s.value.startswith("Saved revision 1") for s in at.success)
-    with database.session_scope() as session:
+    with app_session() as session:
         now = revisions.current_text(gid, session=session)
     assert now is not None and now.text == EDITED
 
@@ -101,8 +101,15 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
 
     alice = make_user("alice", "drafter")
     gid = _logged_generation()
-    with database.session_scope() as session:
-        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=alice)  # type: ignore[arg-type]
+    with app_session() as session:
+        revisions.save_revision(
+            gid,
+            EDITED,
+            settings=app_context().settings,
+            session=session,
+            base_revision=0,
+            actor=alice,
+        )  # type: ignore[arg-type]
     at = page_as(_history_page, alice)
     assert not at.exception
     assert any(c.value == "1 revision(s)" for c in at.caption)
@@ -157,7 +164,7 @@ def test_a_second_tab_cannot_drop_the_first_tabs_revision(app_env: Path) -> None
     assert "The draft was revised since you opened it: revision 1 by alice" in error
     diff = next(h.proto.body for h in tab_b.get("html") if "lexspec-redline" in h.proto.body)
     assert "三、另一窗口</ins>" in diff and "二、材料</del>" in diff  # theirs vs the newest
-    with database.session_scope() as session:
+    with app_session() as session:
         assert [r.text for r in revisions.list_revisions(gid, session=session, actor=alice)] == [
             EDITED
         ]  # type: ignore[arg-type]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from app import accounts, database
+from app import accounts
+from tests.conftest import app_session
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     MAIN,
     app_env,
@@ -86,7 +87,7 @@ def test_a_password_reset_ends_the_session_and_a_demotion_applies_at_once(
     assert "Your session has ended" in _warnings(dana_at)
     assert dana_at.title[0].value == "Sign in to LexSpec"
 
-    with database.session_scope() as session:  # eve is demoted by an admin
+    with app_session() as session:  # eve is demoted by an admin
         accounts.set_user_role("eve", "reviewer", session=session, actor=root)
     eve_at.run()
     assert "changed your role to reviewer" in _warnings(eve_at)

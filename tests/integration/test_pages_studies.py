@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from app import database
 from app.config import get_settings
-from tests.conftest import acting
+from tests.conftest import acting, app_session
 from tests.integration.test_pages_apptest import app_env, make_user, page_as  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("app_env")]
@@ -58,7 +57,7 @@ def _study(design: str, gold: int, n_cases: int = 1) -> int:
     )
     cases = tuple({**doc.example_values(), "company_name": f"公司{i}"} for i in range(n_cases))
     spec = StudySpec("three", doc.id, cases, arms, ("rita",), design, gold)  # type: ignore[arg-type]
-    with database.session_scope() as session:
+    with app_session() as session:
         study = studies.create_study(
             spec, session=session, settings=get_settings(), actor=acting("boss", session=session)
         )
@@ -106,7 +105,7 @@ def test_admin_plans_and_creates_a_three_arm_preference_study() -> None:
     at.number_input(key="study.gold").set_value(0)
     at.button[0].click().run()
     assert not at.exception and at.success[0].value.startswith("Study created")
-    with database.session_scope() as session:
+    with app_session() as session:
         study = review.list_studies(session=session)[0]
     assert study.design == "preference" and [a.label for a in study.arms] == [
         "arm 1",
@@ -120,7 +119,7 @@ def test_admin_plans_and_creates_a_three_arm_preference_study() -> None:
 def test_admin_sees_what_produced_each_draft() -> None:
     make_user("rita", "reviewer")
     _study("both", 0)
-    with database.session_scope() as session:
+    with app_session() as session:
         boss = acting("boss", session=session)
     at = page_as(_studies_page, boss)
     assert not at.exception
@@ -159,7 +158,7 @@ def test_results_rank_the_arms_and_flag_a_reviewer_who_misses_gold() -> None:
 
     make_user("rita", "reviewer")
     study_id = _study("both", 1, n_cases=2)
-    with database.session_scope() as session:
+    with app_session() as session:
         rita = acting("rita", session=session)
         for pair in studies.reviewer_queue(study_id, session=session, actor=rita):
             for draft in pair.drafts:  # high scores, no hard error: misses the gold item

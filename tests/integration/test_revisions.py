@@ -11,6 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import PermissionDenied
+from app.config import Settings
 from app.drafting import revisions
 from audit import revisions as revision_store
 from audit import store
@@ -45,11 +46,18 @@ def test_saving_appends_chained_numbered_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        first = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
+        first = revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+        )
         session.commit()
     with db_session_factory() as session:
         second = revisions.save_revision(
-            gid, EDITED + "二、材料\n", session=session, base_revision=1, actor=ADMIN
+            gid,
+            EDITED + "二、材料\n",
+            settings=Settings(),
+            session=session,
+            base_revision=1,
+            actor=ADMIN,
         )
         store.append_event(session=session, actor="x", kind="k", payload={})
         session.commit()
@@ -71,9 +79,16 @@ def test_findings_are_rechecked_on_the_revised_text(
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
         saved = revisions.save_revision(
-            gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0, actor=ALICE
+            gid,
+            MODEL_TEXT + "三、其他\n",
+            settings=Settings(),
+            session=session,
+            base_revision=0,
+            actor=ALICE,
         )
-        fixed = revisions.save_revision(gid, EDITED, session=session, base_revision=1, actor=ALICE)
+        fixed = revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=1, actor=ALICE
+        )
         session.commit()
     codes = {f["code"] for f in saved.findings}
     assert "citation.repealed" in codes  # 《合同法》 is still there
@@ -96,7 +111,9 @@ def test_refused_saves_leave_nothing(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session, pytest.raises(error):
-        revisions.save_revision(gid, body, session=session, base_revision=0, actor=user)
+        revisions.save_revision(
+            gid, body, settings=Settings(), session=session, base_revision=0, actor=user
+        )
     with db_session_factory() as session:
         assert revision_store.list_revisions(gid, session=session) == []
 
@@ -106,11 +123,15 @@ def test_unknown_generation_and_other_users_revisions(
 ) -> None:
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        saved = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
+        saved = revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+        )
         session.commit()
     with db_session_factory() as session:
         with pytest.raises(LookupError):
-            revisions.save_revision(999, EDITED, session=session, base_revision=0, actor=ALICE)
+            revisions.save_revision(
+                999, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+            )
         with pytest.raises(PermissionDenied):
             revisions.get_revision(saved.id, session=session, actor=BOB)
         generation, revision = revisions.get_revision(saved.id, session=session, actor=ADMIN)
@@ -124,7 +145,9 @@ def test_search_finds_text_that_only_a_revision_has(
     _generation(db_session_factory)
     with db_session_factory() as session:
         assert store.search_generations(session=session, text="五百零二条") == []
-        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
+        revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+        )
         session.commit()
     with db_session_factory() as session:
         found = store.search_generations(session=session, text="五百零二条")
@@ -148,9 +171,16 @@ def test_tampering_with_a_revision_is_caught(
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
         saved = revisions.save_revision(
-            gid, MODEL_TEXT + "三、其他\n", session=session, base_revision=0, actor=ALICE
+            gid,
+            MODEL_TEXT + "三、其他\n",
+            settings=Settings(),
+            session=session,
+            base_revision=0,
+            actor=ALICE,
         )
-        revisions.save_revision(gid, EDITED, session=session, base_revision=1, actor=ALICE)
+        revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=1, actor=ALICE
+        )
         session.commit()
     with db_session_factory() as session:
         session.execute(text(statement))
@@ -175,7 +205,9 @@ def test_cli_exports_a_revision_with_tracked_changes(
 
     gid = _generation(db_session_factory, doc_type="cross-border-filing-guide")
     with db_session_factory() as session:
-        saved = revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
+        saved = revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+        )
         session.commit()
     out = tmp_path / "rev.docx"
     env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url}
@@ -207,22 +239,33 @@ def test_a_save_based_on_an_older_revision_is_refused_and_drops_nothing(
     """Issue 20.1: a tab still showing the model's text cannot overwrite revision 1."""
     gid = _generation(db_session_factory)
     with db_session_factory() as session:
-        revisions.save_revision(gid, EDITED, session=session, base_revision=0, actor=ALICE)
+        revisions.save_revision(
+            gid, EDITED, settings=Settings(), session=session, base_revision=0, actor=ALICE
+        )
         session.commit()
     stale = MODEL_TEXT + "三、另一窗口的修改\n"
     with db_session_factory() as session, pytest.raises(revisions.RevisionConflict) as caught:
-        revisions.save_revision(gid, stale, session=session, base_revision=0, actor=ADMIN)
+        revisions.save_revision(
+            gid, stale, settings=Settings(), session=session, base_revision=0, actor=ADMIN
+        )
     assert caught.value.latest.number == 1 and caught.value.latest.user_name == "alice"
     assert "revision 1 by alice" in caught.value.message("en")
     assert "修订 1（alice" in caught.value.message("zh")
     with db_session_factory() as session:
         assert [r.text for r in revision_store.list_revisions(gid, session=session)] == [EDITED]
-        again = revisions.save_revision(gid, stale, session=session, base_revision=1, actor=ADMIN)
+        again = revisions.save_revision(
+            gid, stale, settings=Settings(), session=session, base_revision=1, actor=ADMIN
+        )
         session.commit()
     assert again.number == 2  # based on the newest: saved
     with db_session_factory() as session, pytest.raises(revisions.RevisionConflict):
         revisions.save_revision(
-            gid, EDITED + "四、\n", session=session, base_revision=1, actor=ALICE
+            gid,
+            EDITED + "四、\n",
+            settings=Settings(),
+            session=session,
+            base_revision=1,
+            actor=ALICE,
         )
 
 
@@ -242,7 +285,9 @@ def test_two_tabs_saving_at_once_never_both_pass(
         with db_session_factory() as session:
             barrier.wait()
             try:
-                revisions.save_revision(gid, text, session=session, base_revision=0, actor=ALICE)
+                revisions.save_revision(
+                    gid, text, settings=Settings(), session=session, base_revision=0, actor=ALICE
+                )
                 session.commit()
                 outcomes.append("saved")
             except Exception as exc:

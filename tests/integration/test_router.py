@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from app.config import EndpointConfig
+from app.database import session_scope
 from app.llm.router import (
     Router,
     RouterError,
@@ -76,7 +77,8 @@ def test_switch_drains_old_stream_and_is_audited(router: Router, session_factory
     done, lines = threading.Event(), []
     worker = threading.Thread(target=_stream, args=(router.endpoint("spec"), done, lines))
     worker.start()
-    result = switch_endpoint(router, "plain", actor="test", session_factory=session_factory)
+    with session_scope(session_factory) as session:
+        result = switch_endpoint(router, "plain", actor="test", session=session)
     assert (result.previous, result.active) == ("spec", "plain")
     assert result.tokenizer is not None and result.tokenizer.compatible
     assert router.active == "plain"  # new requests go to the new endpoint
@@ -93,11 +95,12 @@ def test_switch_drains_old_stream_and_is_audited(router: Router, session_factory
 
 def test_refused_switches_leave_active_unchanged(router: Router) -> None:
     with pytest.raises(RouterError, match="unknown endpoint"):
-        switch_endpoint(router, "nope", actor="test", record=False)
+        switch_endpoint(router, "nope", actor="test", session=None)
     with pytest.raises(RouterError, match="unhealthy"):
-        switch_endpoint(router, "dead", actor="test", record=False)
+        switch_endpoint(router, "dead", actor="test", session=None)
     assert router.active == "spec"
-    same = switch_endpoint(router, "spec", actor="test")  # already active: nothing to do or audit
+    same = switch_endpoint(router, "spec", actor="test", session=None)
+    # already active: nothing to do or audit
     assert (same.previous, same.active, same.event_id) == ("spec", "spec", None)
 
 

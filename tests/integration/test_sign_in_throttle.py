@@ -87,17 +87,18 @@ import sys, time
 from pathlib import Path
 from argon2 import PasswordHasher, profiles
 from app.accounts import SignInError, sign_in
-from app.database import get_engine, session_scope
+from app.cli import command_context
+from app.database import session_scope
 from audit import users
 
 users.use_password_hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
-get_engine()
+factory = command_context().session_factory  # opened (and migrated) before the starting gun
 go = Path(sys.argv[1])
 while not go.exists():
     time.sleep(0.01)
 for n in range(5):
     try:
-        with session_scope() as session:
+        with session_scope(factory) as session:
             sign_in("alice", f"wrong {n}", session=session)
     except SignInError as exc:
         print(exc.message("en"))

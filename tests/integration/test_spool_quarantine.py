@@ -19,6 +19,7 @@ from app.database import spool_status
 from app.drafting.recording import keep
 from audit.spool import SPOOL_FILE, Spool
 from audit.spool import mac as spool_mac
+from tests.conftest import app_context
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
@@ -83,14 +84,16 @@ def test_a_bad_line_is_quarantined_and_the_rest_replays_in_order(
     bad = BAD_LINES[case](key)
     spool.path.write_bytes(before + b"\n" + bad + b"\n" + after + b"\n")
 
-    kept = keep(outcome("新的一份"), user_name="alice")  # what `lexspec draft` and the page call
+    kept = keep(
+        outcome("新的一份"), user_name="alice", ctx=app_context()
+    )  # what `lexspec draft` and the page call
     assert kept.generation_id is not None and kept.problem is None, kept.problem
     assert logged_texts(db_url) == ["暂存一", "暂存二", "新的一份"]
     assert spool.pending() == 0
     [entry] = spool.quarantine_entries()
     assert entry.raw == bad and entry.reason  # verbatim, kept, with why
     assert _mode(spool.quarantine_path) == 0o600
-    status = spool_status()  # what the Monitor page shows
+    status = spool_status(app_context().settings)  # what the Monitor page shows
     assert (status.pending, status.quarantined) == (0, 1)
     assert status.quarantine_path == spool.quarantine_path
 
@@ -152,7 +155,9 @@ def test_the_monitor_page_shows_the_spool_and_its_quarantine(
         admin = make_user("boss", "admin")  # first use of the database: nothing spooled yet
         spool = Spool(tmp_path / SPOOL_FILE)
         spool.path.write_bytes(TRUNCATED + b"\n")
-        assert keep(outcome("写入"), user_name="boss").generation_id is not None  # quarantines
+        assert (
+            keep(outcome("写入"), user_name="boss", ctx=app_context()).generation_id is not None
+        )  # quarantines
         spool.append(make_record(output_text="等待中"))  # as a failed write would leave it
         at = page_as(_monitor_page, admin)
         assert not at.exception
@@ -179,7 +184,9 @@ def test_a_record_the_log_refuses_is_set_aside_not_lost(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     use_database(db_url, monkeypatch)
-    refused = keep(outcome("太长的用户名"), user_name="x" * 65)  # longer than its column
+    refused = keep(
+        outcome("太长的用户名"), user_name="x" * 65, ctx=app_context()
+    )  # longer than its column
     assert refused.generation_id is None and refused.problem is not None
     assert "refused" in refused.problem.text("en")
     spool = _spool(tmp_path)
@@ -187,5 +194,5 @@ def test_a_record_the_log_refuses_is_set_aside_not_lost(
     [entry] = spool.quarantine_entries()
     assert json.loads(entry.raw)["record"]["output_text"] == "太长的用户名"
     assert "longer than 64" in entry.reason
-    later = keep(outcome("之后的"), user_name="alice")  # blocks nothing
+    later = keep(outcome("之后的"), user_name="alice", ctx=app_context())  # blocks nothing
     assert later.generation_id is not None and logged_texts(db_url) == ["之后的"]

@@ -22,7 +22,7 @@ from app.studies import report as study_report
 from app.studies import service as studies
 from app.studies.domain import ArmSpec, ResultsLocked, ReviewError, StudySpec, VerdictInput
 from audit.models import Generation, User
-from tests.conftest import acting
+from tests.conftest import MakeContext, acting
 
 pytestmark = [pytest.mark.integration, pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)]
 
@@ -197,7 +197,12 @@ def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: A
             }
             assert len(queue) == 2 and {d.slot for p in queue for d in p.drafts} == {"A", "B"}
             with pytest.raises(ResultsLocked):
-                studies.results(study.id, session=session, actor=acting("admin_a", session=session))
+                studies.results(
+                    study.id,
+                    settings=Settings(),
+                    session=session,
+                    actor=acting("admin_a", session=session),
+                )
             for pair in queue:
                 for k, draft in enumerate(pair.drafts):
                     errors = ("把第三条写成第四条",) if k == 0 and reviewer == REVIEWERS[0] else ()
@@ -217,7 +222,12 @@ def _review_blind_and_check(factory: sessionmaker[Session], study: Any, items: A
                 actor=acting("drafter_d", session=session),
             )
         with pytest.raises(PermissionDenied):
-            studies.results(study.id, session=session, actor=acting(REVIEWERS[0], session=session))
+            studies.results(
+                study.id,
+                settings=Settings(),
+                session=session,
+                actor=acting(REVIEWERS[0], session=session),
+            )
 
 
 def _all_keys(value: object) -> set[str]:
@@ -239,7 +249,7 @@ def _report_and_export(factory: sessionmaker[Session], study: Any) -> None:
             (REVIEWERS[1], 4, 4),
         }
         report = studies.results(
-            study.id, session=session, actor=acting("admin_a", session=session)
+            study.id, settings=Settings(), session=session, actor=acting("admin_a", session=session)
         )
     assert report.unblinded_by is None and report.verdicts_in == report.verdicts_expected == 8
     spec_label, plain_label = report.arms
@@ -292,7 +302,12 @@ def test_early_unblinding_needs_admin_and_reason_and_is_reported(
         )
         session.commit()
         with pytest.raises(ResultsLocked) as locked:
-            studies.results(study.id, session=session, actor=acting("admin_a", session=session))
+            studies.results(
+                study.id,
+                settings=Settings(),
+                session=session,
+                actor=acting("admin_a", session=session),
+            )
         assert "解锁" in locked.value.message_zh
         with pytest.raises(PermissionDenied):
             studies.unblind_early(
@@ -310,7 +325,7 @@ def test_early_unblinding_needs_admin_and_reason_and_is_reported(
         )
         session.commit()
         report = studies.results(
-            study.id, session=session, actor=acting("admin_a", session=session)
+            study.id, settings=Settings(), session=session, actor=acting("admin_a", session=session)
         )
     assert report.unblinded_by == "admin_a" and report.verdicts_in == 0
     assert report.means[report.arms[0]]["citation"].mean is None
@@ -345,21 +360,19 @@ def test_bad_study_specs_get_clear_messages(
 
 
 def test_study_command_line(
-    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    db_url: str, tmp_path: Path, make_context: MakeContext, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`lexspec study create / progress / report / unblind` on a real SQLite file."""
     import argparse
 
-    from app import database
     from app.commands import study as study_cmd
-    from app.config import get_settings
     from audit.db import make_engine, make_session_factory, migrate
 
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
-    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("LEXSPEC_ENDPOINTS", '{"plain": {"base_url": "http://127.0.0.1:9/v1"}}')
-    get_settings.cache_clear()
-    database.reset()
+    ctx = make_context(
+        database_url=db_url,
+        data_dir=tmp_path,
+        endpoints={"plain": {"base_url": "http://127.0.0.1:9/v1"}},
+    )
     engine = make_engine(db_url)
     migrate(engine)
     _users(make_session_factory(engine))
@@ -369,7 +382,7 @@ def test_study_command_line(
 
     def run(*argv: str) -> int:
         args = parser.parse_args(["study", *argv])
-        return int(args.func(args))
+        return int(args.func(args, ctx))
 
     spec = tmp_path / "study.yaml"
     spec.write_text(
@@ -378,32 +391,28 @@ def test_study_command_line(
         ),
         encoding="utf-8",
     )
-    try:
-        assert run("create", str(spec), "--as", "drafter_d") == 2
-        assert "admin" in capsys.readouterr().err
-        assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 2
-        assert run("create", str(spec), "--as", "admin_a") == 0
-        out = capsys.readouterr().out
-        assert "Created study 1" in out and "1 × 3 = 3 drafts" in out  # the example's three arms
-        assert run("plan", "--difference", "1") == 0  # 2 arms, 3 reviewers, SD 2: 36 pairs
-        assert "36 paired scores per two arms, that is 12 cases" in capsys.readouterr().out
-        assert run("plan", "--difference", "1", "--study", "1", "--as", "admin_a") == 0
-        assert "that is 108 cases" in capsys.readouterr().out  # 3 pairs of arms, 1 reviewer
-        assert run("plan", "--difference", "0") == 2
-        assert "at most 10 points" in capsys.readouterr().err
-        assert run("progress", "1", "--as", "admin_a") == 0
-        assert "reviewer_one" in capsys.readouterr().out
-        assert run("report", "1", "--as", "admin_a") == 2
-        assert "Results unlock" in capsys.readouterr().err
-        assert run("unblind", "1", "--as", "admin_a", "--reason", "pilot") == 0
-        out_csv, out_docx = tmp_path / "r.csv", tmp_path / "r.docx"
-        argv = ["report", "1", "--as", "admin_a", "--csv", str(out_csv), "--docx", str(out_docx)]
-        assert run(*argv, "--lang", "en") == 0
-        assert out_csv.read_text(encoding="utf-8-sig").startswith("Section,Arm,Dimension")
-        assert Document(str(out_docx)).tables
-    finally:
-        get_settings.cache_clear()
-        database.reset()
+    assert run("create", str(spec), "--as", "drafter_d") == 2
+    assert "admin" in capsys.readouterr().err
+    assert run("create", str(tmp_path / "missing.yaml"), "--as", "admin_a") == 2
+    assert run("create", str(spec), "--as", "admin_a") == 0
+    out = capsys.readouterr().out
+    assert "Created study 1" in out and "1 × 3 = 3 drafts" in out  # the example's three arms
+    assert run("plan", "--difference", "1") == 0  # 2 arms, 3 reviewers, SD 2: 36 pairs
+    assert "36 paired scores per two arms, that is 12 cases" in capsys.readouterr().out
+    assert run("plan", "--difference", "1", "--study", "1", "--as", "admin_a") == 0
+    assert "that is 108 cases" in capsys.readouterr().out  # 3 pairs of arms, 1 reviewer
+    assert run("plan", "--difference", "0") == 2
+    assert "at most 10 points" in capsys.readouterr().err
+    assert run("progress", "1", "--as", "admin_a") == 0
+    assert "reviewer_one" in capsys.readouterr().out
+    assert run("report", "1", "--as", "admin_a") == 2
+    assert "Results unlock" in capsys.readouterr().err
+    assert run("unblind", "1", "--as", "admin_a", "--reason", "pilot") == 0
+    out_csv, out_docx = tmp_path / "r.csv", tmp_path / "r.docx"
+    argv = ["report", "1", "--as", "admin_a", "--csv", str(out_csv), "--docx", str(out_docx)]
+    assert run(*argv, "--lang", "en") == 0
+    assert out_csv.read_text(encoding="utf-8-sig").startswith("Section,Arm,Dimension")
+    assert Document(str(out_docx)).tables
 
 
 def test_gold_items_are_seeded_from_the_generated_drafts_and_resume(
@@ -481,7 +490,7 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
             )
             gid = store.log_generation(record, session=session).id
             saved = revisions.save_revision(
-                gid, saved_text, session=session, base_revision=0, actor=admin
+                gid, saved_text, settings=settings, session=session, base_revision=0, actor=admin
             )
             revision_ids.append(saved.id)
         session.commit()

@@ -135,7 +135,11 @@ def test_preferences_append_supersede_and_rank(db_session_factory: sessionmaker[
         # design "both": 12 drafts to score + 6 pairs to prefer; only preferences given
         assert {(r.done, r.total) for r in progress.reviewers} == {(6, 18)}
         report = build_report(
-            study, progress, review.latest_verdicts(study.id, session=session), preferences=prefs
+            study,
+            progress,
+            review.latest_verdicts(study.id, session=session),
+            preferences=prefs,
+            settings=Settings(),
         )
     assert report.ranking is not None and report.preferences == 15
     assert report.ranking.arms[0].arm == "outline-t0"

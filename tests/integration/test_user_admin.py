@@ -13,6 +13,7 @@ from app import accounts
 from app.database import session_scope
 from audit import store, users
 from audit.users import UserError
+from tests.conftest import app_session
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 PASSWORD = "correct horse"
@@ -93,7 +94,7 @@ def test_users_page_reset_then_change_form_asks_for_the_one_time_password(
     get_settings.cache_clear()
     database.reset()
     try:
-        with database.session_scope() as session:
+        with app_session() as session:
             admin = users.create_user("root", "admin", PASSWORD, session=session)
             users.create_user("dana", "drafter", PASSWORD, session=session)
         main = str(Path(__file__).resolve().parents[2] / "app" / "main.py")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,12 @@ from app.accounts import (
     require_role,
     sign_out,
 )
+from app.context import Context
 from app.drafting import history
 from audit import store, users
 from audit.domain import User
 from audit.users import UserError
+from tests.conftest import MakeContext
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
 
@@ -226,23 +227,15 @@ def test_cli_db_upgrade_reports_the_revision(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def app_database(db_url: str, db_engine: object, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """Point Settings (LEXSPEC_DATABASE_URL) at the test database for the app services."""
-    from app import database
-    from app.config import get_settings
-
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", db_url)
-    get_settings.cache_clear()
-    database.reset()
-    yield db_url
-    database.reset()
-    get_settings.cache_clear()
+def app_database(db_url: str, db_engine: object, make_context: MakeContext) -> Context:
+    """A context whose Settings name the test database, for the app services."""
+    return make_context(database_url=db_url)
 
 
-def test_app_services_on_the_configured_database(app_database: str) -> None:
-    from app import accounts, database
+def test_app_services_on_the_configured_database(app_database: Context) -> None:
+    from app import accounts
 
-    scope = database.session_scope
+    scope = app_database.session
     with scope() as s:
         one_time = accounts.first_run_admin(session=s)
     with scope() as s:
@@ -265,14 +258,14 @@ def test_app_services_on_the_configured_database(app_database: str) -> None:
     with scope() as s:
         assert accounts.sign_in("erin", reset, session=s).name == "erin"
 
-    with pytest.raises(RuntimeError), database.session_scope() as session:
+    with pytest.raises(RuntimeError), scope() as session:
         store.log_generation(make_record(user_name="erin"), session=session)
         raise RuntimeError("rolled back")
-    with database.session_scope() as session:
+    with scope() as session:
         store.log_generation(make_record(user_name="erin"), session=session)
     with scope() as s:
         page = history.search(session=s, actor=drafter)
         reopened = history.reopen(page.items[0].id, session=s, actor=drafter)
     assert page.total == 1 and reopened.record.user_name == "erin"
-    with database.session_scope() as session:
+    with scope() as session:
         assert store.verify_chain(session=session).ok

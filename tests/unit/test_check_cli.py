@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,31 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.cli import main
-from app.config import get_settings
 from app.validation import line_col, line_cols
+from tests.conftest import MakeContext
 
 FIXTURES = Path(__file__).parent / "validation_fixtures"
 
 
+class CheckCommand:
+    """`lexspec check` acting with Settings of the test's own (`use` changes some)."""
+
+    def __init__(self, make_context: MakeContext, **settings: object) -> None:
+        self.make_context, self.settings = make_context, settings
+
+    def use(self, **settings: object) -> None:
+        self.settings.update(settings)
+
+    def run(self, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+        code = main(["check", *argv], context=self.make_context(**self.settings))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    """Settings from a clean environment: a prompts dir with one document type, Chinese output."""
+def env(tmp_path: Path, make_context: MakeContext) -> CheckCommand:
+    """Settings of its own: a prompts dir with one document type, Chinese output, the bundled
+    statute catalogue."""
     meta = tmp_path / "prompts" / "filing-guide" / "meta.yaml"
     meta.parent.mkdir(parents=True)
     meta.write_text(
@@ -30,25 +45,16 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.Monk
     broken = tmp_path / "prompts" / "broken" / "meta.yaml"
     broken.parent.mkdir()
     broken.write_text("required_sections: 【适用情形】\n", encoding="utf-8")
-    monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path / "prompts"))
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
-    get_settings.cache_clear()
-    yield monkeypatch
-    get_settings.cache_clear()
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["check", *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return CheckCommand(
+        make_context, prompts_dir=tmp_path / "prompts", lang="zh", statutes_file=None
+    )
 
 
 def test_json_output_of_the_flawed_guide(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    env: CheckCommand, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = FIXTURES / "guide_flawed.md"
-    code, out, _ = _run(capsys, str(path), "--doc-type", "filing-guide", "--format", "json")
+    code, out, _ = env.run(capsys, str(path), "--doc-type", "filing-guide", "--format", "json")
     assert code == 1
     payload = json.loads(out)
     text = path.read_text(encoding="utf-8")
@@ -73,9 +79,9 @@ def test_json_output_of_the_flawed_guide(
 
 
 def test_text_output_has_line_col_severity_code_message(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    env: CheckCommand, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run(capsys, str(FIXTURES / "guide_flawed.md"))
+    code, out, err = env.run(capsys, str(FIXTURES / "guide_flawed.md"))
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == (
@@ -87,35 +93,32 @@ def test_text_output_has_line_col_severity_code_message(
 
 
 def test_english_messages_follow_settings(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    env: CheckCommand, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    env.setenv("LEXSPEC_LANG", "en")
-    get_settings.cache_clear()
-    _, out, err = _run(capsys, str(FIXTURES / "guide_flawed.md"))
+    env.use(lang="en")
+    _, out, err = env.run(capsys, str(FIXTURES / "guide_flawed.md"))
     assert "has 13 articles; there is no article 15" in out
     assert "error(s)" in err
 
 
-def test_clean_draft_exits_zero(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = _run(capsys, str(FIXTURES / "guide_ok.md"), "--doc-type", "filing-guide")
+def test_clean_draft_exits_zero(env: CheckCommand, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = env.run(capsys, str(FIXTURES / "guide_ok.md"), "--doc-type", "filing-guide")
     assert (code, out) == (0, "")
 
 
 def test_warnings_alone_exit_zero(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    env: CheckCommand, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("依据《网络安全审查办法》第三条"))
-    code, out, _ = _run(capsys, "-")
+    code, out, _ = env.run(capsys, "-")
     assert code == 0 and "citation.unknown_statute" in out
 
 
 def test_stdin_with_errors(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    env: CheckCommand, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("一、甲\n二、乙\n依据《合同法》第五十二条"))
-    code, out, _ = _run(capsys, "-", "--format", "json")
+    code, out, _ = env.run(capsys, "-", "--format", "json")
     assert code == 1
     assert [f["code"] for f in json.loads(out)["findings"]] == ["citation.repealed"]
 
@@ -133,38 +136,36 @@ def test_stdin_with_errors(
     ],
 )
 def test_bad_input_gives_a_clear_message(
-    env: pytest.MonkeyPatch,
+    env: CheckCommand,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     argv: list[str],
     message: str,
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("正文"))
-    code, out, err = _run(capsys, *argv)
+    code, out, err = env.run(capsys, *argv)
     assert code == 2 and out == "" and message in err and "Traceback" not in err
 
 
 def test_bad_firm_catalogue_gives_a_clear_message(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    env: CheckCommand, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    env.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
-    get_settings.cache_clear()
-    code, _, err = _run(capsys, str(FIXTURES / "guide_ok.md"))
+    env.use(statutes_file=tmp_path / "absent.yaml")
+    code, _, err = env.run(capsys, str(FIXTURES / "guide_ok.md"))
     assert code == 2 and "找不到法规目录文件" in err
 
 
 def test_firm_catalogue_from_settings_is_used(
-    env: pytest.MonkeyPatch,
+    env: CheckCommand,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     firm = tmp_path / "firm.yaml"
     firm.write_text("statutes:\n  - name: 网络安全审查办法\n    articles: 23\n", encoding="utf-8")
-    env.setenv("LEXSPEC_STATUTES_FILE", str(firm))
-    get_settings.cache_clear()
+    env.use(statutes_file=firm)
     monkeypatch.setattr("sys.stdin", io.StringIO("《网络安全审查办法》第二十四条"))
-    code, out, _ = _run(capsys, "-")
+    code, out, _ = env.run(capsys, "-")
     assert code == 1 and "citation.article_out_of_range" in out
 
 
@@ -192,14 +193,14 @@ def test_line_cols_in_one_pass_agree_with_rescanning(text: str, picks: list[int]
 
 
 def test_text_output_puts_each_finding_on_its_own_line(
-    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    env: CheckCommand, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Findings on lines 2, 4 and 5 of a draft (three out-of-range articles) are reported
     there, with the column of the article, whatever their order."""
     cite = "《个人信息出境标准合同办法》第十五条"
     draft = tmp_path / "draft.md"
     draft.write_text(f"标题\n{cite}\n\n前文{cite}\n  {cite}\n", encoding="utf-8")
-    _, out, _ = _run(capsys, str(draft))
+    _, out, _ = env.run(capsys, str(draft))
     places = [line.split(" ", 1)[0] for line in out.splitlines() if "out_of_range" in line]
     col = len("《个人信息出境标准合同办法》") + 1
     assert places == [f"2:{col}", f"4:{col + 2}", f"5:{col + 2}"]

@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.config import Settings
+from app.context import Context
 
 FIXTURES = Path(__file__).parent / "facts_fixtures"
 FACTS = str(FIXTURES / "filing-guide.facts.json")
 
 
-pytestmark = pytest.mark.usefixtures("zh_settings")
-
-
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["check", *argv])
+    code = main(["check", *argv], context=Context(Settings(lang="zh", statutes_file=None)))
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-
-pytestmark = pytest.mark.usefixtures("zh_settings")
+from app.config import Settings
+from app.context import Context
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    code = main(list(argv), context=Context(Settings(lang="zh", statutes_file=None)))
     out, err = capsys.readouterr()
     return code, out, err
 

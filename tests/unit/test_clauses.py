@@ -399,16 +399,12 @@ def _clauses_check_with(
     added to its library; returns the exit code."""
     import shutil
 
-    from app.config import get_settings
+    from app.config import Settings
+    from app.context import Context
 
     shutil.copytree(PROMPTS / type_id, tmp_path / type_id)
     path = tmp_path / type_id / "clauses.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data["clauses"].append(clause)
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    monkeypatch.setenv("LEXSPEC_PROMPTS_DIR", str(tmp_path))
-    get_settings.cache_clear()
-    try:
-        return main(["clauses", "check"])
-    finally:
-        get_settings.cache_clear()
+    return main(["clauses", "check"], context=Context(Settings(prompts_dir=tmp_path)))

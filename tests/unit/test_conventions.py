@@ -268,3 +268,21 @@ def test_commands_show_errors_with_describe() -> None:
         for line in shown_without_describe(p)
     ]
     assert found == []
+
+
+# The builders of the acting context (app/context.py): the one Settings, the commands' and the
+# pages' context. Everything else takes the Settings it is handed.
+SETTINGS_READERS = {"app/config.py", "app/cli.py", "app/pages/ui_state.py"}
+
+
+def test_only_the_context_builders_read_the_settings() -> None:
+    """`get_settings()` is called where the acting context is built, nowhere else in app/ or
+    audit/: services take `settings=` (or the `Context`) from their page or command."""
+    found = [
+        f"{rel(p)}:{node.lineno}"
+        for p in sources(APP, AUDIT)
+        if rel(p) not in SETTINGS_READERS
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("get_settings")
+    ]
+    assert found == []

@@ -13,6 +13,7 @@ import pytest
 
 from app.cli import main
 from app.config import get_settings
+from app.context import Context
 from app.domain import GenerationParams, RenderedPrompt
 from app.drafting.checking import check
 from app.drafting.context import DraftContext
@@ -90,7 +91,7 @@ def test_streamed_draft_is_checked_on_the_document_date(day: dt.date, flagged: i
     [("2025-06-01", 2, "2016-11-07通过"), ("2026-06-01", 0, "2025-10-28修正")],
 )
 def test_check_cli_date_option(
-    zh_settings: None,
+    zh_context: Context,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     day: str,
@@ -99,7 +100,7 @@ def test_check_cli_date_option(
 ) -> None:
     draft = tmp_path / "d.md"
     draft.write_text(DRAFT, encoding="utf-8")
-    assert main(["check", str(draft), "--format", "json", "--date", day]) == 0
+    assert main(["check", str(draft), "--format", "json", "--date", day], context=zh_context) == 0
     payload = json.loads(capsys.readouterr().out)
     hits = [f for f in payload["findings"] if f["code"] == NOT_IN_FORCE]
     assert len(hits) == flagged
@@ -108,26 +109,26 @@ def test_check_cli_date_option(
     assert csl["version"] == version  # the text in force on the document's date
 
 
-def test_check_cli_bad_date(zh_settings: None, tmp_path: Path, capsys) -> None:
+def test_check_cli_bad_date(zh_context: Context, tmp_path: Path, capsys) -> None:
     draft = tmp_path / "d.md"
     draft.write_text(DRAFT, encoding="utf-8")
-    assert main(["check", str(draft), "--date", "2025-13-01"]) == 2
+    assert main(["check", str(draft), "--date", "2025-13-01"], context=zh_context) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
 
 
-def _export(tmp_path: Path, text: str, *flags: str) -> docx.document.Document:
+def _export(tmp_path: Path, text: str, *flags: str, context: Context) -> docx.document.Document:
     draft = tmp_path / "d.md"
     draft.write_text(text, encoding="utf-8")
     out = tmp_path / "d.docx"
-    assert main(["export", str(draft), "--out", str(out), *flags]) == 0
+    assert main(["export", str(draft), "--out", str(out), *flags], context=context) == 0
     return docx.Document(str(out))
 
 
 @pytest.mark.parametrize(("day", "flagged"), [("2025-06-01", 2), ("2026-06-01", 0)])
 def test_export_findings_on_the_document_date(
-    zh_settings: None, tmp_path: Path, day: str, flagged: int
+    zh_context: Context, tmp_path: Path, day: str, flagged: int
 ) -> None:
-    doc = _export(tmp_path, DRAFT, "--findings", "--date", day)
+    doc = _export(tmp_path, DRAFT, "--findings", "--date", day, context=zh_context)
     comments = [c.text for c in doc.comments]
     assert sum(NOT_IN_FORCE in c for c in comments) == flagged
 
@@ -140,10 +141,10 @@ def test_export_findings_on_the_document_date(
     ],
 )
 def test_export_appendix_quotes_the_version_in_force_on_the_date(
-    zh_settings: None, tmp_path: Path, day: str, version: str, opening: str
+    zh_context: Context, tmp_path: Path, day: str, version: str, opening: str
 ) -> None:
     text = "一、依据《网络安全法》第三十九条。\n"
-    doc = _export(tmp_path, text, "--cited-articles", "--date", day)
+    doc = _export(tmp_path, text, "--cited-articles", "--date", day, context=zh_context)
     paragraphs = [p.text for p in doc.paragraphs]
     start = next(i for i, p in enumerate(paragraphs) if "引用条文" in p)
     appendix = "\n".join(paragraphs[start:])

@@ -130,16 +130,13 @@ def test_committed_reference_document_matches_its_build_script(monkeypatch) -> N
 
 
 def test_broken_firm_catalogue_is_reported_not_a_traceback(
-    draft_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    draft_file: Path, tmp_path: Path, capsys
 ) -> None:
-    from app.config import get_settings
+    from app.config import Settings
+    from app.context import Context
 
-    monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
-    get_settings.cache_clear()
-    try:
-        args = ["export", str(draft_file), "--out", str(tmp_path / "x.docx"), "--findings"]
-        assert main(args) == 2
-        assert "找不到法规目录文件" in capsys.readouterr().err
-        assert not (tmp_path / "x.docx").exists()
-    finally:
-        get_settings.cache_clear()
+    broken = Context(Settings(statutes_file=tmp_path / "absent.yaml"))
+    args = ["export", str(draft_file), "--out", str(tmp_path / "x.docx"), "--findings"]
+    assert main(args, context=broken) == 2
+    assert "找不到法规目录文件" in capsys.readouterr().err
+    assert not (tmp_path / "x.docx").exists()

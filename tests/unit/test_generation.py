@@ -12,6 +12,7 @@ from app.drafting.context import DraftContext
 from app.drafting.freeform import stream_draft
 from app.drafting.outcome import GenerationOutcome
 from app.drafting.recording import keep, to_record
+from tests.conftest import MakeContext
 from tests.fakes import FakeClient
 
 RENDERED = RenderedPrompt(
@@ -208,11 +209,14 @@ def test_to_record_maps_every_field() -> None:
 
 
 @pytest.mark.integration
-def test_keep_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -> None:
+def test_keep_writes_a_row_to_a_real_audit_database(
+    db_session_factory: Any, make_context: MakeContext
+) -> None:
     from audit.store import get_generation, verify_chain
 
     outcome = _outcome()
-    kept = keep(outcome, user_name="张律师", factory=db_session_factory)  # its own unit of work
+    ctx = make_context(db_session_factory)
+    kept = keep(outcome, user_name="张律师", ctx=ctx)  # its own unit of work
     generation_id = kept.generation_id
     assert generation_id is not None and kept.problem is None
     with db_session_factory() as session:
@@ -222,18 +226,15 @@ def test_keep_writes_a_row_to_a_real_audit_database(db_session_factory: Any) -> 
         assert verify_chain(session=session).ok
 
 
-def test_the_check_falls_back_to_the_builtin_catalogue(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_check_falls_back_to_the_builtin_catalogue(tmp_path: Any) -> None:
     """A broken firm statute file must not stop a lawyer's draft from being checked."""
-    from app.config import get_settings
     from app.drafting.checking import check
 
-    monkeypatch.setenv("LEXSPEC_STATUTES_FILE", str(tmp_path / "absent.yaml"))
-    get_settings.cache_clear()
-    try:
-        context = DraftContext(doc_type_id="", values={}, required_sections=("【适用情形】",))
-        result = check(context, "依据《合同法》第十条")
-    finally:
-        get_settings.cache_clear()
+    context = DraftContext(
+        doc_type_id="",
+        values={},
+        required_sections=("【适用情形】",),
+        statutes_file=tmp_path / "absent.yaml",
+    )
+    result = check(context, "依据《合同法》第十条")
     assert {f.code for f in result.findings} == {"citation.repealed", "structure.missing_section"}

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.serving",),  # the embedded model server, self-contained (Settings derive from it)
     ("app.config",),  # the one Settings
     ("app.database", "app.accounts"),  # unit of work, spool, checkpoints, verify; who acts
+    ("app.context",),  # the acting context: settings, database, actor, handed down
     ("app.validation",),  # pure checks of a text against the statute texts
     ("app.route", "app.llm", "app.export"),  # the transfer route and facts check, client, DOCX
     ("app.prompts",),  # document types and rendering
@@ -170,7 +171,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     `from package import submodule` all count; a name from a package points at the package."""
     graph = import_graph()
     assert "app.domain" in graph["app.config"]  # top level
-    assert "app.database" in graph["app.llm.router"]  # inside a function
+    assert "audit.store" in graph["app.llm.router"]  # inside a function
     assert "app.serving.drafters" in graph["app.serving.drafter_registry"]  # TYPE_CHECKING
     assert "app.export.labels" in graph["app.export.cited"]  # from app.export import labels
     assert "app.export" in graph["app.pages.draft_run"]  # from app.export import ExportMeta

@@ -13,6 +13,7 @@ from app.outline.compose import assemble
 from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values
 from app.review.precedents import declared_cites, generalize, split_parts
+from app.validation import load_catalogue
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -84,7 +85,7 @@ def test_form_values_become_placeholders(
 
 def test_declared_cites_are_the_articles_the_text_cites() -> None:
     text = "依照《促进和规范数据跨境流动规定》第七条第二项和《数据出境安全评估办法》第六条办理。"
-    assert declared_cites(text) == (
+    assert declared_cites(text, load_catalogue()) == (
         {"statute": "促进和规范数据跨境流动规定", "article": 7, "item": 2},
         {"statute": "数据出境安全评估办法", "article": 6},
     )

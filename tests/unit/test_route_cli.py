@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from app.cli import main
-from app.config import get_settings
-
-
-@pytest.fixture(autouse=True)
-def zh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("LEXSPEC_LANG", "zh")
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
+from app.config import Settings
+from app.context import Context
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
-        code = main(["route", *argv])
+        code = main(["route", *argv], context=Context(Settings(lang="zh")))
     except SystemExit as exc:
         code = int(exc.code or 0)
     out, err = capsys.readouterr()

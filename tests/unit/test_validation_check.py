@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.config import Settings
 from app.domain import CheckResult
 from app.validation import check, load_catalogue
 
@@ -122,5 +123,6 @@ def test_findings_are_sorted_and_frozen() -> None:
 def test_statute_catalogue_is_used_and_cached() -> None:
     from app.drafting.checking import statute_catalogue
 
-    assert statute_catalogue() is statute_catalogue()
-    assert check("《合同法》", catalogue=statute_catalogue(), doc_date=TODAY).has_errors
+    settings = Settings(statutes_file=None)
+    assert statute_catalogue(settings) is statute_catalogue(settings)
+    assert check("《合同法》", catalogue=statute_catalogue(settings), doc_date=TODAY).has_errors

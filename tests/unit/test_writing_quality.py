@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from app.config import get_settings
+from app.config import Settings
 from app.drafting.service import endpoint_writing
 from app.drafting.writing_mode import (
     ADAPT_MIN_SHARE,
     CACHE_FILE,
     WritingMeasure,
+    cache_path,
     cached,
     endpoint_measure,
     measure_line,
@@ -68,22 +69,19 @@ def test_an_unreadable_cache_means_unmeasured(tmp_path: Path) -> None:
     assert cached(URL, "m", path) is not None
 
 
-def test_the_default_endpoint_follows_its_measurement(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", URL)
-    get_settings.cache_clear()
-    name = get_settings().default_endpoint
-    assert writing_choice(name) == ("adapt", None)  # unmeasured: adapt, and the page says so
+def test_the_default_endpoint_follows_its_measurement(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, llm_base_url=URL)
+    name = settings.default_endpoint
+    assert writing_choice(name, settings) == ("adapt", None)  # unmeasured: adapt, the page says so
     assert "未测量" in measure_line(None, "zh")
-    save(WritingMeasure(URL, "SmolLM2-135M-Instruct", 14, 1, measured_at="2026-12-01T00:00:00"))
-    assert endpoint_writing(name) == "assemble"
-    found = endpoint_measure(name)
+    measured = WritingMeasure(
+        URL, "SmolLM2-135M-Instruct", 14, 1, measured_at="2026-12-01T00:00:00"
+    )
+    save(measured, cache_path(settings))
+    assert endpoint_writing(name, settings) == "assemble"
+    found = endpoint_measure(name, settings)
     assert found is not None and found.writing == "assemble"
     line = measure_line(found, "zh")
     assert "1/14" in line and "直接采用审定条款" in line
-    monkeypatch.setenv("LEXSPEC_LLM_WRITING", "adapt")  # set explicitly: the measurement is moot
-    get_settings.cache_clear()
-    assert writing_choice(name) == ("adapt", None)
-    get_settings.cache_clear()
+    explicit = Settings(data_dir=tmp_path, llm_base_url=URL, llm_writing="adapt")  # moot now
+    assert writing_choice(name, explicit) == ("adapt", None)
