@@ -215,23 +215,13 @@ def logged_context(
     logged prompt, the document's date, the route and facts, and (outline mode) the plan with
     the continuation prefix, as the page had them. A type that is gone or no longer accepts
     the values still gives the date-less facts the values hold."""
-    from app.domain import DRAFT_MODES
+    from app.drafting.logged import logged_prompt
+    from app.drafting.notes import DraftNotes
     from app.outline.model import OutlineError
 
-    values = {k: str(v) for k, v in record.field_values.items()}
-    notes = record.params.get("draft")
-    logged_mode = notes.get("mode") if isinstance(notes, dict) else None
-    mode: DraftMode = next((m for m in DRAFT_MODES if m == logged_mode), "free-form")
-    rendered = RenderedPrompt(
-        doc_type=record.doc_type,
-        template_id=record.template_id,
-        template_version=record.template_version,
-        template_hash=record.template_hash,
-        system=record.system_prompt,
-        user=record.user_prompt,
-        values=values,
-        prompt_tokens=record.prompt_tokens,
-    )
+    rendered = logged_prompt(record)
+    values = rendered.values
+    mode = DraftNotes.from_record(record).mode
     checked = checking_context(doc_type, values, statutes_file=statutes_file)
     context = replace(checked, mode=mode, rendered=rendered)
     if doc_type is None:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.domain import Bilingual
+from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
 from audit.domain import GenerationRecord
 
@@ -162,29 +163,18 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
     )
 
 
-def draft_notes(outcome: GenerationOutcome) -> dict[str, Any]:
-    """Mode, guard marks, thinking (kept apart from the text) and per-part numbers, for the log
-    (`logged_context` reads the mode back)."""
-    notes: dict[str, Any] = {"mode": outcome.mode, "marks": [str(m) for m in outcome.marks]}
-    if outcome.thinking:
-        notes["thinking"] = outcome.thinking
-    if outcome.parts:
-        notes["parts"] = [
-            {
-                "index": p.index,
-                "status": p.status,
-                "finish_reason": p.finish_reason,
-                "ttft_s": p.stats.ttft_s,
-                "completion_tokens": p.stats.completion_tokens,
-                "prompt_tokens": p.stats.prompt_tokens,
-                "marks": [m.value for m in p.marks],
-                "budget": p.budget,
-                "budget_from": p.budget_from,
-            }
-            for p in outcome.parts
-        ]
-    if outcome.provenance:  # where each part came from: app, clause, adapted, model, placeholder
-        notes["provenance"] = [origin.to_dict() for origin in outcome.provenance]
-        # how many parts the model wrote, adapted, and how many fell back (absent in old rows)
-        notes["counts"] = outcome.counts.to_dict()
-    return notes
+def notes_of(outcome: GenerationOutcome) -> DraftNotes:
+    """The notes of a finished draft, as the log keeps them (app.drafting.notes)."""
+    return DraftNotes(
+        mode=outcome.mode,
+        marks=tuple(str(m) for m in outcome.marks),
+        thinking=outcome.thinking,
+        parts=tuple(PartNotes.of(p) for p in outcome.parts),
+        provenance=outcome.provenance,
+        counts=outcome.counts if outcome.provenance else None,
+    )
+
+
+def draft_notes(outcome: GenerationOutcome) -> dict[str, object]:
+    """`params["draft"]` of the outcome's record: its notes as JSON."""
+    return notes_of(outcome).to_dict()

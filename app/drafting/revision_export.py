@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from app.drafting.revisions import findings_of
+from app.drafting.logged import stored_findings
 from app.export import ExportMeta, draft_to_docx
 from app.export.tracked import tracked_docx
 from app.i18n import cli_text
@@ -74,10 +74,10 @@ def version_docx(
             meta=meta,
             author=revision.user_name,
             date=revision.created_at,
-            findings=findings_of(revision.findings),
+            findings=stored_findings(revision.findings),
             reference=reference,
         )
-    findings = findings_of(
+    findings = stored_findings(
         revision.findings if revision is not None else generation.record.findings
     )
     text = version_text(generation, revision)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
-from app.domain import BilingualError, Finding
+from app.domain import BilingualError
 from app.drafting.history import reopen
 from app.i18n import cli_text
 from audit import revisions as revision_store
@@ -33,7 +33,6 @@ __all__ = [
     "RevisionError",
     "StoredRevision",
     "current_text",
-    "findings_of",
     "get_revision",
     "list_revisions",
     "revision_counts",
@@ -57,19 +56,6 @@ class CurrentText:
         """The revision number (0: the model's own text): what an editor opened on it saves as
         `base_revision`."""
         return self.revision.number if self.revision is not None else 0
-
-
-def findings_of(items: Sequence[object]) -> tuple[Finding, ...]:
-    """Findings stored as dicts back as Finding objects (unknown shapes are skipped)."""
-    out: list[Finding] = []
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        try:
-            out.append(Finding(**{k: item[k] for k in Finding.__dataclass_fields__ if k in item}))
-        except TypeError:
-            continue
-    return tuple(out)
 
 
 def _check_editable(actor: User, stored: StoredGeneration) -> None:

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import Finding, GenerationStats, describe
+from app.domain import describe
+from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
 from app.pages import revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.pages.ui_state import db_session, lang, require_user, tr
-from audit.domain import GenerationRecord, GenerationSummary, StoredGeneration, User
+from audit.domain import GenerationSummary, StoredGeneration, User
 
 if TYPE_CHECKING:
     from app.drafting.history import HistoryPage
@@ -44,32 +45,13 @@ def _table(rows: list[GenerationSummary]) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
 
 
-def _findings(record: GenerationRecord) -> list[Finding]:
-    out: list[Finding] = []
-    for item in record.findings or ():
-        try:
-            out.append(Finding.from_dict(item))
-        except (KeyError, TypeError, ValueError):  # a malformed entry is skipped, not fatal
-            continue
-    return out
-
-
 def _show(stored: StoredGeneration, user: User) -> None:
     record = stored.record
     st.subheader(f"#{stored.id} · {tr(f'status.{record.status}')}")
     if record.error_message:
         st.error(record.error_message)
-    stats = GenerationStats(
-        ttft_s=record.ttft_s,
-        total_s=record.total_s,
-        prompt_tokens=record.prompt_tokens,
-        completion_tokens=record.completion_tokens,
-        draft_tokens=record.draft_tokens,
-        accepted_tokens=record.accepted_tokens,
-        recorded_tokens_per_s=record.tokens_per_s,
-    )
-    show_stats(stats)
-    findings = _findings(record)
+    show_stats(logged_stats(record))
+    findings = list(stored_findings(record.findings))
     left, right = st.columns([3, 2])
     with left:
         show_text(record.output_text, findings)

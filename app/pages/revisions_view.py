@@ -302,9 +302,9 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
 
             proposals(user, revision)
         with st.expander(tr("revisions.text")):
-            from app.drafting.revisions import findings_of
+            from app.drafting.logged import stored_findings
 
-            findings = list(findings_of(revision.findings))
+            findings = list(stored_findings(revision.findings))
             left, right = st.columns([3, 2])
             with left:
                 show_text(revision.text, findings)

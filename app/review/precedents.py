@@ -265,6 +265,7 @@ def _draft_context(
     """The logged draft's context (app.drafting.context.logged_context: its values, its route
     decided once), as the page and a saved revision's check have it, and its outline plan."""
     from app.drafting.context import logged_context
+    from app.drafting.notes import DraftNotes
 
     context = logged_context(
         stored.record,
@@ -284,14 +285,10 @@ def _draft_context(
             "The draft's form values no longer fit the type's form or outline; its paragraphs "
             "cannot be told apart.",
         )
-    notes = stored.record.params.get("draft")
-    recorded = notes.get("provenance") if isinstance(notes, Mapping) else None
     plan = context.plan
     titles = {s.index: s.part.title for s in plan.steps}
-    for origin in recorded if isinstance(recorded, list) else ():
-        if isinstance(origin, Mapping) and titles.get(origin.get("step", -1)) != origin.get(
-            "title"
-        ):
+    for origin in DraftNotes.from_record(stored.record).provenance:
+        if titles.get(origin.step) != origin.title:
             raise PrecedentError(
                 "该草稿生成后提纲已改变，无法确定各段所属部分。",
                 "The outline changed since this draft; its paragraphs cannot be told apart.",

@@ -31,6 +31,7 @@ def create_from_revisions(
     """Create `spec` with its cases taken from the revisions and a first arm `label` holding
     the revisions' texts (complete, never generated). `spec.arms` are the arms to compare
     with (at least one); `spec.cases` is ignored."""
+    from app.drafting.logged import logged_values
     from app.studies import service as studies
     from app.studies import store
     from audit.revisions import get_revision
@@ -52,7 +53,7 @@ def create_from_revisions(
                 f"Revision {revision_id} is a {generation.record.doc_type}, not a {spec.doc_type}",
             )
         sources.append((revision, generation))
-    cases = tuple({str(k): str(v) for k, v in g.record.field_values.items()} for _, g in sources)
+    cases = tuple(logged_values(g.record) for _, g in sources)
     saved = ArmSpec(label.strip(), settings.default_endpoint, {})
     study = studies.create_study(
         replace(spec, cases=cases, arms=(saved, *spec.arms)),
