@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
-from app.domain import BilingualError, Finding
+from app.domain import BilingualError, Finding, Role
 from app.drafting.history import reopen
 from app.i18n import cli_text
 from audit import revisions as revision_store
@@ -69,7 +69,7 @@ def findings_of(items: Sequence[object]) -> tuple[Finding, ...]:
 
 
 def _check_editable(actor: User, stored: StoredGeneration) -> None:
-    require_role(actor, "drafter")
+    require_role(actor, Role.DRAFTER)
     if stored.record.user_name != actor.name and not can_see_all_history(actor):
         raise PermissionDenied("只能修订自己的草稿", "You can only revise your own drafts")
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from app.config import EndpointConfig, Settings
-from app.domain import BilingualError
+from app.domain import BilingualError, EventKind
 
 STATE_FILE = "active_endpoint.json"
 TOKENIZE_SAMPLE = (
@@ -261,4 +261,6 @@ def _audit_switch(actor: str, payload: dict[str, object], session_factory: objec
     from audit.store import append_event
 
     with session_scope(session_factory) as session:  # type: ignore[arg-type]
-        return append_event(session=session, actor=actor, kind="endpoint.switch", payload=payload)
+        return append_event(
+            session=session, actor=actor, kind=EventKind.ENDPOINT_SWITCH, payload=payload
+        )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import Finding, GenerationStats, describe
+from app.domain import Finding, GenerationStats, GenerationStatus, Role, describe
 from app.i18n import t
 from app.pages import revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
@@ -16,8 +16,6 @@ from audit.domain import GenerationRecord, GenerationSummary, StoredGeneration, 
 
 if TYPE_CHECKING:
     from app.drafting.history import HistoryPage
-
-STATUSES = ("complete", "stopped", "error")
 
 
 def _search(user: User, text: str, status: str | None) -> HistoryPage:
@@ -108,14 +106,14 @@ def _open(user: User, generation_id: int) -> None:
 
 
 def render() -> None:
-    user = require_user("drafter")
+    user = require_user(Role.DRAFTER)
     st.title(tr("history.title"))
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     cols = st.columns([3, 1])
     text = cols[0].text_input(tr("history.search"), key="history.text")
     status = cols[1].selectbox(
         tr("history.status_filter"),
-        [None, *STATUSES],
+        [None, *GenerationStatus],
         format_func=lambda s: t("history.all", ui_lang) if s is None else t(f"status.{s}", ui_lang),
         key="history.status",
     )

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from app.database import session_scope
 from audit import chain, store
 from audit.models import ChainHead, Event
+from audit.vocabulary import EventKind
 from tests.integration.test_audit_faults import use_database
 from tests.integration.test_audit_store import make_record
 from tests.servers import run_lexspec
@@ -50,7 +51,9 @@ def _write(n: int) -> None:
     for i in range(n):
         with session_scope() as session:
             store.log_generation(make_record(output_text=f"草稿 {i}"), session=session)
-            store.append_event(session=session, actor="admin", kind="test", payload={"i": i})
+            store.append_event(
+                session=session, actor="admin", kind=EventKind.ENDPOINT_SWITCH, payload={"i": i}
+            )
 
 
 def _verify(env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -208,7 +211,9 @@ def test_a_unit_of_work_with_savepoints_is_anchored_once_as_a_whole(
     with session_scope() as session:
         users.create_user("anchor-a", "drafter", "password-123456", session=session)
         with pytest.raises(RuntimeError), session.begin_nested():
-            store.append_event(session=session, actor="admin", kind="test", payload={})
+            store.append_event(
+                session=session, actor="admin", kind=EventKind.ENDPOINT_SWITCH, payload={}
+            )
             raise RuntimeError("rolled back to the savepoint")
         users.create_user("anchor-b", "drafter", "password-123456", session=session)
     _, checkpoints = _files()
