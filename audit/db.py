@@ -11,7 +11,9 @@ Migrations run once however many processes first touch a fresh database: `migrat
 takes a lock first (PostgreSQL: a transaction-level advisory lock; SQLite: an exclusive
 lock on the file `<database>.migrate.lock` beside it), both with a bounded wait, and
 then lets Alembic upgrade whatever is still missing. A process that finds the schema
-at head already takes no lock at all.
+at head already takes no lock at all. On SQLite, foreign keys are off while a migration runs
+(SQLite's procedure for recreating a table, which batch migrations do) and every reference
+is checked before it commits.
 """
 
 from __future__ import annotations
