@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 # import app/) and re-exported here
 from audit.domain import Bilingual as Bilingual
 from audit.domain import BilingualError as BilingualError
-from audit.domain import GenerationStatus as GenerationStatus
+
+# the stored vocabularies have one home, audit.vocabulary (also the columns' CHECK constraints)
+from audit.vocabulary import Choice as Choice
+from audit.vocabulary import ClauseStatus as ClauseStatus
+from audit.vocabulary import EventKind as EventKind
+from audit.vocabulary import GenerationStatus as GenerationStatus
+from audit.vocabulary import Role as Role
+from audit.vocabulary import StreamStatus as StreamStatus
+from audit.vocabulary import StudyDesign as StudyDesign
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -76,8 +84,6 @@ WritingSetting = Literal[PartWriting, "measured"]
 # How a draft is written: the type's outline part by part, or one free-form request.
 DraftMode = Literal["outline", "free-form"]
 DRAFT_MODES: tuple[DraftMode, ...] = get_args(DraftMode)
-# A model stream's state (app/llm/client.py); a finished draft's is a GenerationStatus.
-StreamStatus = Literal["running", "complete", "stopped", "error"]
 # What an outline run is doing, for the page: computing a part's prompt, streaming it, done.
 PhaseName = Literal["prompt", "streaming", "done"]
 
@@ -85,11 +91,11 @@ PhaseName = Literal["prompt", "streaming", "done"]
 def final_status(stream: StreamStatus, finish_reason: str | None) -> GenerationStatus:
     """How a draft (or an outline part) ended, from its stream: cut by max_tokens (finish_reason
     "length") is truncated; a stream that never finished is an error."""
-    if stream in ("running", "error"):
-        return "error"
-    if stream == "stopped":
-        return "stopped"
-    return "truncated" if finish_reason == "length" else "complete"
+    if stream in (StreamStatus.RUNNING, StreamStatus.ERROR):
+        return GenerationStatus.ERROR
+    if stream == StreamStatus.STOPPED:
+        return GenerationStatus.STOPPED
+    return GenerationStatus.TRUNCATED if finish_reason == "length" else GenerationStatus.COMPLETE
 
 
 class Guard(StrEnum):

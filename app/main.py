@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from app.domain import Role
 from app.i18n import LANGUAGES
 from app.pages import (
     draft,
@@ -42,7 +43,7 @@ class PageSpec:
     title_key: str
     icon: str
     url_path: str
-    roles: tuple[str, ...]
+    roles: tuple[Role, ...]
 
 
 # URL paths differ from the module names in app/pages/ on purpose: Streamlit's older
@@ -50,18 +51,30 @@ class PageSpec:
 # module file itself instead of the page function. A reviewer's History is their own
 # verdicts, blind like Review.
 PAGES = (
-    PageSpec(draft.render, "nav.draft", ":material/edit_note:", "drafting", ("drafter", "admin")),
     PageSpec(
-        history.render, "nav.history", ":material/history:", "generations", ("drafter", "admin")
+        draft.render, "nav.draft", ":material/edit_note:", "drafting", (Role.DRAFTER, Role.ADMIN)
     ),
     PageSpec(
-        review.render, "nav.review", ":material/balance:", "blind-review", ("reviewer", "admin")
+        history.render,
+        "nav.history",
+        ":material/history:",
+        "generations",
+        (Role.DRAFTER, Role.ADMIN),
     ),
-    PageSpec(my_reviews.render, "nav.history", ":material/history:", "my-verdicts", ("reviewer",)),
-    PageSpec(studies.render, "nav.studies", ":material/science:", "review-studies", ("admin",)),
-    PageSpec(results.render, "nav.results", ":material/bar_chart:", "study-results", ("admin",)),
-    PageSpec(monitor.render, "nav.monitor", ":material/monitoring:", "metrics", ("admin",)),
-    PageSpec(users.render, "nav.users", ":material/group:", "accounts", ("admin",)),
+    PageSpec(
+        review.render,
+        "nav.review",
+        ":material/balance:",
+        "blind-review",
+        (Role.REVIEWER, Role.ADMIN),
+    ),
+    PageSpec(
+        my_reviews.render, "nav.history", ":material/history:", "my-verdicts", (Role.REVIEWER,)
+    ),
+    PageSpec(studies.render, "nav.studies", ":material/science:", "review-studies", (Role.ADMIN,)),
+    PageSpec(results.render, "nav.results", ":material/bar_chart:", "study-results", (Role.ADMIN,)),
+    PageSpec(monitor.render, "nav.monitor", ":material/monitoring:", "metrics", (Role.ADMIN,)),
+    PageSpec(users.render, "nav.users", ":material/group:", "accounts", (Role.ADMIN,)),
 )
 SIGN_IN_PATH = "sign-in"
 
@@ -111,7 +124,7 @@ def _sidebar(user: User | None) -> None:
         )
         if user is None:
             return
-        if user.role in ("drafter", "admin"):
+        if user.role in (Role.DRAFTER, Role.ADMIN):
             names = endpoint_names()
             st.selectbox(
                 tr("sidebar.endpoint"),

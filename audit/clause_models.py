@@ -15,12 +15,14 @@ from sqlalchemy import JSON, DateTime, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from audit.models import Base
+from audit.vocabulary import ClauseStatus, one_of
 
 
 class FirmClauseRow(Base):
     __tablename__ = "firm_clauses"
     __table_args__ = (
         UniqueConstraint("doc_type", "clause_id", "version", name="uq_firm_clauses_version"),
+        one_of("status", ClauseStatus),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -31,7 +33,7 @@ class FirmClauseRow(Base):
     when: Mapped[Any] = mapped_column(JSON, nullable=True)
     cites: Mapped[Any] = mapped_column(JSON)
     author: Mapped[str] = mapped_column(String(128))
-    status: Mapped[str] = mapped_column(String(16))  # pending | approved | rejected
+    status: Mapped[str] = mapped_column(String(16))  # ClauseStatus
     version: Mapped[int | None] = mapped_column(Integer, nullable=True)  # set on approval
     proposed_by: Mapped[str] = mapped_column(String(64))
     proposed_at: Mapped[datetime] = mapped_column(DateTime)

@@ -11,7 +11,9 @@ Migrations run once however many processes first touch a fresh database: `migrat
 takes a lock first (PostgreSQL: a transaction-level advisory lock; SQLite: an exclusive
 lock on the file `<database>.migrate.lock` beside it), both with a bounded wait, and
 then lets Alembic upgrade whatever is still missing. A process that finds the schema
-at head already takes no lock at all.
+at head already takes no lock at all. On SQLite, foreign keys are off while a migration runs
+(SQLite's procedure for recreating a table, which batch migrations do) and every reference
+is checked before it commits.
 """
 
 from __future__ import annotations
@@ -163,12 +165,42 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 
     if revision == "head" and current_revision(engine) == head_revision():
         return
-    with _file_lock(engine), engine.begin() as connection:
+    with (
+        _file_lock(engine),
+        engine.connect() as connection,
+        _foreign_keys_deferred(connection),
+        connection.begin(),
+    ):
         if engine.dialect.name == "postgresql":
             wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
             connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
         command.upgrade(alembic_config(connection), revision)
+        _check_foreign_keys(connection)
+
+
+@contextmanager
+def _foreign_keys_deferred(connection: Connection) -> Iterator[None]:
+    """SQLite: foreign keys off while migrating, as SQLite's own procedure for altering a table
+    asks (a batch migration recreates a table, and dropping a table that other rows reference
+    fails while they are on); `_check_foreign_keys` then checks every reference before the
+    commit. The pragma only takes effect outside a transaction, hence the raw connection."""
+    raw = connection.connection.driver_connection if connection.dialect.name == "sqlite" else None
+    if raw is not None:
+        raw.execute("PRAGMA foreign_keys=OFF")
+    try:
+        yield
+    finally:
+        if raw is not None:
+            raw.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_foreign_keys(connection: Connection) -> None:
+    """SQLite: refuse (roll back) a migration that left a row referring to a missing one."""
+    if connection.dialect.name == "sqlite":
+        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+        if broken:
+            raise RuntimeError(f"the migration broke foreign keys: {broken[:10]}")
 
 
 @contextmanager

@@ -5,14 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, NamedTuple
 
-# complete: the model ended the draft; truncated: it was cut by max_tokens (finish_reason
-# "length"); stopped: the user stopped it; error: the model server or the network failed.
-GenerationStatus = Literal["complete", "truncated", "stopped", "error"]
-Role = Literal["drafter", "reviewer", "admin"]
-ROLES: tuple[str, ...] = get_args(Role)
-STATUSES: tuple[str, ...] = get_args(GenerationStatus)
+from audit.vocabulary import EventKind, GenerationStatus
 
 
 @dataclass(frozen=True)
@@ -129,7 +124,7 @@ class AuditEvent:
     seq: int
     created_at: datetime
     actor: str
-    kind: str
+    kind: EventKind
     payload: Mapping[str, Any]
     row_hash: str
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -19,8 +19,13 @@ from sqlalchemy.orm import Session
 from audit.clause_models import FirmClauseRow
 from audit.coverage import check_unchanged, covers
 from audit.store import append_event
+from audit.vocabulary import ClauseStatus, EventKind
 
-ClauseStatus = Literal["pending", "approved", "rejected"]
+# the event that records a decision, by the status decided
+DECIDED = {
+    ClauseStatus.APPROVED: EventKind.CLAUSE_APPROVED,
+    ClauseStatus.REJECTED: EventKind.CLAUSE_REJECTED,
+}
 
 
 @dataclass(frozen=True)
@@ -62,9 +67,7 @@ def _now() -> datetime:
 
 
 def _stored(row: FirmClauseRow) -> StoredFirmClause:
-    status: ClauseStatus = "approved" if row.status == "approved" else "pending"
-    if row.status == "rejected":
-        status = "rejected"
+    status = ClauseStatus(row.status)  # the column's CHECK holds it to the vocabulary
     return StoredFirmClause(
         id=row.id,
         doc_type=row.doc_type,
@@ -85,7 +88,7 @@ def _stored(row: FirmClauseRow) -> StoredFirmClause:
     )
 
 
-def _chain(row: FirmClauseRow, kind: str, *, session: Session, actor: str) -> None:
+def _chain(row: FirmClauseRow, kind: EventKind, *, session: Session, actor: str) -> None:
     session.flush()
     payload = {
         "doc_type": row.doc_type,
@@ -107,7 +110,7 @@ def add_proposal(draft: FirmClauseDraft, *, session: Session, actor: str) -> Sto
         when=dict(draft.when) if draft.when else None,
         cites=[dict(c) for c in draft.cites],
         author=draft.author,
-        status="pending",
+        status=ClauseStatus.PENDING,
         version=None,
         proposed_by=actor,
         proposed_at=_now(),
@@ -115,7 +118,7 @@ def add_proposal(draft: FirmClauseDraft, *, session: Session, actor: str) -> Sto
         note="",
     )
     session.add(row)
-    _chain(row, "clause.proposed", session=session, actor=actor)
+    _chain(row, EventKind.CLAUSE_PROPOSED, session=session, actor=actor)
     return _stored(row)
 
 
@@ -127,13 +130,13 @@ def decide(
     row = session.get(FirmClauseRow, row_id, with_for_update=True)
     if row is None:
         raise LookupError(row_id)
-    if row.status != "pending":
+    if row.status != ClauseStatus.PENDING or status not in DECIDED:
         raise ValueError(row.status)
     check_unchanged("firm_clauses", row.id, session=session)  # CoveredRowChanged: not absorbed
-    if status == "approved":
+    if status == ClauseStatus.APPROVED:
         row.version = next_version(row.doc_type, row.clause_id, session=session)
     row.status, row.decided_by, row.decided_at, row.note = status, actor, _now(), note
-    _chain(row, f"clause.{status}", session=session, actor=actor)
+    _chain(row, DECIDED[status], session=session, actor=actor)
     return _stored(row)
 
 
@@ -166,7 +169,7 @@ def list_clauses(
 def current_versions(doc_type: str, *, session: Session) -> list[StoredFirmClause]:
     """The newest approved version of every firm clause of the type, in order of first approval."""
     newest: dict[str, StoredFirmClause] = {}
-    for row in list_clauses(session=session, doc_type=doc_type, status="approved"):
+    for row in list_clauses(session=session, doc_type=doc_type, status=ClauseStatus.APPROVED):
         held = newest.get(row.clause_id)
         if held is None or (row.version or 0) > (held.version or 0):
             newest[row.clause_id] = row
@@ -174,5 +177,6 @@ def current_versions(doc_type: str, *, session: Session) -> list[StoredFirmClaus
 
 
 def approved_types(*, session: Session) -> Sequence[str]:
-    query = select(FirmClauseRow.doc_type).where(FirmClauseRow.status == "approved").distinct()
+    query = select(FirmClauseRow.doc_type).where(FirmClauseRow.status == ClauseStatus.APPROVED)
+    query = query.distinct()
     return sorted(session.scalars(query))

@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, DateTime, Float, Integer, MetaData, String, Text, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from audit.vocabulary import EventKind, GenerationStatus, Role, one_of
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -45,6 +47,7 @@ def _name_key_default(context: Any) -> str:
 
 class User(Base):
     __tablename__ = "users"
+    __table_args__ = (one_of("role", Role),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
@@ -74,6 +77,7 @@ class Generation(Base):
     """One model output with everything needed to reproduce and judge it."""
 
     __tablename__ = "generations"
+    __table_args__ = (one_of("status", GenerationStatus),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, unique=True)
@@ -109,6 +113,7 @@ class Event(Base):
     """Any other auditable event: endpoint switch, user created, early unblinding, ..."""
 
     __tablename__ = "audit_events"
+    __table_args__ = (one_of("kind", EventKind),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, unique=True)

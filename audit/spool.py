@@ -39,6 +39,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from types import UnionType
 from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -46,6 +47,7 @@ from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
 from audit.chain import canonical_json
 from audit.domain import GenerationRecord
 from audit.files import private_file, secret_key
+from audit.vocabulary import GenerationStatus
 
 SPOOL_FILE = "audit-spool.jsonl"
 SPOOL_KEY_FILE = "audit-spool.key"
@@ -247,7 +249,7 @@ def parse_line(raw: bytes, key: bytes) -> GenerationRecord:
     wrong = [name for name, value in values.items() if not _fits(value, hints[name])]
     if wrong:
         raise BadLine(f"wrong types: {wrong}")
-    record = GenerationRecord(**values)
+    record = GenerationRecord(**{**values, "status": GenerationStatus(values["status"])})
     try:
         record_values(record)  # the checks log_generation makes (status, JSON, lengths)
     except ValueError as exc:
@@ -285,6 +287,8 @@ def _fits(value: Any, hint: Any) -> bool:
         return any(_fits(value, arg) for arg in args)
     if origin is Literal:
         return value in args
+    if isinstance(hint, type) and issubclass(hint, StrEnum):  # a vocabulary: one of its values
+        return value in list(hint)
     if hint is type(None):
         return value is None
     if hint is Any:

@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 from audit import chain
 from audit.coverage import coverage_faults
 from audit.domain import (
-    STATUSES,
     AuditEvent,
     ChainReport,
     GenerationRecord,
@@ -29,6 +28,7 @@ from audit.domain import (
 )
 from audit.models import ChainHead, Event, Generation
 from audit.revision_models import Revision
+from audit.vocabulary import EventKind, GenerationStatus
 
 CHAINED = (Generation, Event, Revision)
 PREVIEW_CHARS = 120
@@ -90,7 +90,7 @@ def _append(row: Generation | Event | Revision, *, session: Session) -> None:
 def record_values(record: GenerationRecord) -> dict[str, Any]:
     """Record fields coerced to what the columns will read back (so the hash survives);
     ValueError for a record the log refuses (unknown status, not JSON-able, too long)."""
-    if record.status not in STATUSES:
+    if record.status not in list(GenerationStatus):
         raise ValueError(f"unknown generation status {record.status!r}")
     values = {f.name: getattr(record, f.name) for f in fields(record)}
     for column in Generation.__table__.columns:
@@ -148,7 +148,9 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(inner).__name__}: {lines[0] if lines else ''}".rstrip(": ")
 
 
-def append_event(*, session: Session, actor: str, kind: str, payload: Mapping[str, Any]) -> int:
+def append_event(
+    *, session: Session, actor: str, kind: EventKind, payload: Mapping[str, Any]
+) -> int:
     """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id."""
     row = Event(actor=actor, kind=kind, payload=chain.normalise(dict(payload)))
     _append(row, session=session)
@@ -249,14 +251,16 @@ def count_generations(
 
 
 def list_events(
-    *, session: Session, kind: str | None = None, limit: int = 100, offset: int = 0
+    *, session: Session, kind: EventKind | None = None, limit: int = 100, offset: int = 0
 ) -> list[AuditEvent]:
     """Newest first."""
     query = select(Event).order_by(Event.seq.desc()).limit(limit).offset(offset)
     if kind is not None:
         query = query.where(Event.kind == kind)
     return [
-        AuditEvent(r.id, r.seq, _aware(r.created_at), r.actor, r.kind, r.payload, r.row_hash)
+        AuditEvent(
+            r.id, r.seq, _aware(r.created_at), r.actor, EventKind(r.kind), r.payload, r.row_hash
+        )
         for r in session.scalars(query)
     ]
 

@@ -21,10 +21,11 @@ from sqlalchemy import case, exc, func, or_, select
 from sqlalchemy.orm import Session
 
 from audit.coverage import CoveredRowChanged, check_unchanged, covers
-from audit.domain import ROLES, BilingualError, User
+from audit.domain import BilingualError, User
 from audit.models import User as UserRow
 from audit.models import fold_name
 from audit.store import append_event
+from audit.vocabulary import EventKind, Role
 
 FIRST_ADMIN_NAME = "admin"
 MIN_PASSWORD_LENGTH = 8
@@ -130,14 +131,14 @@ def _unprintable(char: str) -> bool:
     return char.isspace() or unicodedata.category(char).startswith("C")
 
 
-def check_role(role: str) -> str:
-    if role not in ROLES:
+def check_role(role: str) -> Role:
+    if role not in list(Role):
         raise UserError(
             "bad_role",
-            f"未知角色 {role!r}，可选：{', '.join(ROLES)}",
-            f"Unknown role {role!r}; choose one of: {', '.join(ROLES)}",
+            f"未知角色 {role!r}，可选：{', '.join(Role)}",
+            f"Unknown role {role!r}; choose one of: {', '.join(Role)}",
         )
-    return role
+    return Role(role)
 
 
 def check_password(password: str) -> str:
@@ -190,7 +191,7 @@ def create_user(
             session.add(row)
     except exc.IntegrityError:
         raise taken from None
-    _chain(row, "user.created", session=session, actor=actor, role=role)
+    _chain(row, EventKind.USER_CREATED, session=session, actor=actor, role=role)
     return _domain(row)
 
 
@@ -206,7 +207,7 @@ def authenticate(name: str, password: str, *, session: Session) -> User | None:
     _guard(row, session=session)  # a role or hash set in the database does not sign in
     if _hasher().check_needs_rehash(row.password_hash):
         row.password_hash = _hasher().hash(password)
-        _chain(row, "user.password_rehashed", session=session, actor=row.name)
+        _chain(row, EventKind.USER_PASSWORD_REHASHED, session=session, actor=row.name)
     return _domain(row)
 
 
@@ -230,7 +231,7 @@ def change_password(name: str, old_password: str, new_password: str, *, session:
     row.must_change_password = False
     row.password_changed_at = _now()
     _end_sessions(row)
-    _chain(row, "user.password_changed", session=session, actor=name)
+    _chain(row, EventKind.USER_PASSWORD_CHANGED, session=session, actor=name)
     return _domain(row)
 
 
@@ -245,7 +246,7 @@ def reset_password(name: str, *, session: Session, actor: str = "system") -> str
     row.must_change_password = True
     row.password_changed_at = _now()
     _end_sessions(row)
-    _chain(row, "user.password_reset", session=session, actor=actor)
+    _chain(row, EventKind.USER_PASSWORD_RESET, session=session, actor=actor)
     return password
 
 
@@ -260,7 +261,8 @@ def set_disabled(name: str, disabled: bool, *, session: Session, actor: str) -> 
     _guard(row, session=session)
     row.disabled = disabled
     _end_sessions(row)
-    _chain(row, "user.disabled" if disabled else "user.enabled", session=session, actor=actor)
+    kind = EventKind.USER_DISABLED if disabled else EventKind.USER_ENABLED
+    _chain(row, kind, session=session, actor=actor)
     return _domain(row)
 
 
@@ -270,15 +272,17 @@ def set_role(name: str, role: str, *, session: Session, actor: str) -> User:
     row = _row(name, session=session)
     if row is None:
         raise UserError("unknown_user", f"没有用户 {name}", f"No user named {name}")
-    if role != "admin" and row.role == "admin" and name_key(row.name) == name_key(actor):
+    if role != Role.ADMIN and row.role == Role.ADMIN and name_key(row.name) == name_key(actor):
         raise UserError("demote_self", "不能取消自己的管理员角色", "You cannot demote yourself")
     _guard(row, session=session)
     previous, row.role = row.role, role
-    _chain(row, "user.role_changed", session=session, actor=actor, role=role, previous=previous)
+    _chain(
+        row, EventKind.USER_ROLE_CHANGED, session=session, actor=actor, role=role, previous=previous
+    )
     return _domain(row)
 
 
-def _chain(row: UserRow, kind: str, *, session: Session, actor: str, **details: str) -> None:
+def _chain(row: UserRow, kind: EventKind, *, session: Session, actor: str, **details: str) -> None:
     """Append the account change to the chain, with the digest of the row as it now stands
     (audit.coverage: `lexspec audit verify` catches any later change made outside LexSpec)."""
     session.flush()
@@ -330,12 +334,14 @@ def ensure_first_admin(*, session: Session) -> str | None:
     """On first run (no admin yet) create user "admin" with a one-time password that must be
     changed at first sign-in; return that password, else None (also when the name "admin" is
     already taken by a non-admin: then add an admin with `lexspec user add NAME --role admin`)."""
-    admins = session.scalar(select(func.count(UserRow.id)).where(UserRow.role == "admin"))
+    admins = session.scalar(select(func.count(UserRow.id)).where(UserRow.role == Role.ADMIN))
     if admins or _row(FIRST_ADMIN_NAME, session=session) is not None:
         return None
     password = generate_password()
     try:
-        create_user(FIRST_ADMIN_NAME, "admin", password, session=session, must_change_password=True)
+        create_user(
+            FIRST_ADMIN_NAME, Role.ADMIN, password, session=session, must_change_password=True
+        )
     except UserError:
         return None  # another process created it at the same moment
     return password

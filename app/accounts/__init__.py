@@ -16,10 +16,10 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from app.domain import BilingualError
+from app.domain import BilingualError, Role
 from audit import throttle as attempts
 from audit import users
-from audit.domain import ROLES, User
+from audit.domain import User
 from audit.users import UserError
 
 SESSION_KEY = "lexspec_user"
@@ -96,15 +96,15 @@ def sign_in(
     return user
 
 
-def has_role(user: User | None, *roles: str) -> bool:
+def has_role(user: User | None, *roles: Role) -> bool:
     """True when the user holds one of `roles` (admins hold every role)."""
-    unknown = set(roles) - set(ROLES)
+    unknown = set(roles) - set(Role)
     if unknown:
         raise ValueError(f"unknown roles {sorted(unknown)}")
-    return user is not None and (user.role == "admin" or user.role in roles)
+    return user is not None and (user.role == Role.ADMIN or user.role in roles)
 
 
-def require_role(user: User | None, *roles: str) -> User:
+def require_role(user: User | None, *roles: Role) -> User:
     """Return the user when allowed, else raise PermissionDenied (also when nobody signed in)."""
     if user is None:
         raise PermissionDenied("请先登录", "Please sign in first")
@@ -118,7 +118,7 @@ def require_role(user: User | None, *roles: str) -> User:
 
 
 def can_see_all_history(user: User) -> bool:
-    return user.role == "admin"
+    return user.role == Role.ADMIN
 
 
 def change_password(old_password: str, new_password: str, *, session: Session, actor: User) -> User:
@@ -136,7 +136,7 @@ def add_user(
 ) -> tuple[User, str | None]:
     """Admin only: create an account; without a password one is generated and returned once.
     Either way the admin knows it, so the user must change it at first sign-in."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     generated = users.generate_password() if not password else None
     user = users.create_user(
         name,
@@ -150,34 +150,36 @@ def add_user(
 
 
 def list_users(*, session: Session, actor: User) -> list[User]:
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     return users.list_users(session=session)
 
 
 def reviewer_names(*, session: Session, actor: User) -> list[str]:
     """Admin only: the enabled reviewers' names (to assign to a study)."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     return [
-        u.name for u in users.list_users(session=session) if u.role == "reviewer" and not u.disabled
+        u.name
+        for u in users.list_users(session=session)
+        if u.role == Role.REVIEWER and not u.disabled
     ]
 
 
 def reset_user_password(name: str, *, session: Session, actor: User) -> str:
     """Admin only: a new one-time password for `name` (shown once); the user must change it at
     the next sign-in."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     return users.reset_password(name, session=session, actor=actor.name)
 
 
 def set_user_role(name: str, role: str, *, session: Session, actor: User) -> User:
     """Admin only: give `name` another role (chained, like every account change)."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     return users.set_role(name, role, session=session, actor=actor.name)
 
 
 def set_user_disabled(name: str, disabled: bool, *, session: Session, actor: User) -> User:
     """Admin only: disable an account (it can no longer sign in) or enable it again."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     return users.set_disabled(name, disabled, session=session, actor=actor.name)
 
 

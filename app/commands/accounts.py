@@ -8,12 +8,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from app.i18n import cli_text
-from audit.domain import ROLES
+from audit.vocabulary import Role
 
 if TYPE_CHECKING:
     from app.context import Context
 
-ROLE_CHOICES = ROLES  # the CLI offers exactly the roles audit/domain.py declares
+ROLE_CHOICES = tuple(r.value for r in Role)  # exactly the roles audit/vocabulary.py declares
 
 
 def register(sub: Any) -> None:

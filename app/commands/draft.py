@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.domain import MAX_TEMPERATURE, describe
+from app.domain import MAX_TEMPERATURE, GenerationStatus, describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -194,7 +194,7 @@ def _outline_lines(outcome: GenerationOutcome, lang: str) -> list[str]:
     if not outcome.provenance:
         return []
     lines = [counts_line(outcome.counts, lang)]
-    if outcome.status == "complete" and not outcome.as_labelled:
+    if outcome.status == GenerationStatus.COMPLETE and not outcome.as_labelled:
         lines.append(t("outline.not_as_labelled", lang))
     lines += [f"  {line}" for line in truncation_lines(outcome.parts, outcome.provenance, lang)]
     if fallen := parts_fallen_back(outcome.marks):
@@ -208,11 +208,11 @@ def _summary(outcome: GenerationOutcome, lang: str) -> list[str]:
     from app.outline.compose import parts_without_text
 
     lines = [stats_line(outcome.stats, outcome.status)]
-    if outcome.status == "stopped":
+    if outcome.status == GenerationStatus.STOPPED:
         lines.append(msg("stopped", lang))
-    elif outcome.status == "truncated":
+    elif outcome.status == GenerationStatus.TRUNCATED:
         lines.append(msg("truncated", lang))
-    elif outcome.status == "error":
+    elif outcome.status == GenerationStatus.ERROR:
         lines.append(msg("error", lang, detail=outcome.error))
     if outcome.marks:
         lines.append(msg("marks", lang, marks=", ".join(str(m) for m in outcome.marks)))
@@ -371,5 +371,10 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     logged = args.no_audit or _record(outcome, args.user, lang, ctx)
     if not written:
         return 1
-    code = {"complete": 0, "truncated": 0, "stopped": 130}.get(outcome.status, 1)
+    codes = {
+        GenerationStatus.COMPLETE: 0,
+        GenerationStatus.TRUNCATED: 0,
+        GenerationStatus.STOPPED: 130,
+    }
+    code = codes.get(outcome.status, 1)
     return NOT_LOGGED if code == 0 and not logged else code

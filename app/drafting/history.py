@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
+from app.domain import Role
 from app.i18n import cli_text
 from audit import store
 from audit.domain import GenerationSummary, StoredGeneration, User
@@ -49,7 +50,7 @@ def search(
     actor: User,
 ) -> HistoryPage:
     """One page of generations visible to `actor`, newest first."""
-    require_role(actor, "drafter", "reviewer")
+    require_role(actor, Role.DRAFTER, Role.REVIEWER)
     filters = {
         "user_name": _owner_filter(actor, user_name),
         "text": (text or "").strip() or None,
@@ -67,7 +68,7 @@ def _page(session: Session, filters: dict[str, str | None], limit: int, offset: 
 
 def reopen(generation_id: int, *, session: Session, actor: User) -> StoredGeneration:
     """The full logged generation (prompts, fields, output, findings) if `actor` may see it."""
-    require_role(actor, "drafter", "reviewer")
+    require_role(actor, Role.DRAFTER, Role.REVIEWER)
     stored = store.get_generation(generation_id, session=session)
     if stored is None:
         raise LookupError(cli_text("history.no_generation", id=generation_id))

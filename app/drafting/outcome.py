@@ -68,7 +68,7 @@ class GenerationOutcome:
     @property
     def as_labelled(self) -> bool:
         """Finished, and every part is what it says it is (the only "生成完成")."""
-        return self.status == "complete" and self.counts.as_labelled
+        return self.status == GenerationStatus.COMPLETE and self.counts.as_labelled
 
     @property
     def rendered(self) -> RenderedPrompt:
@@ -131,7 +131,7 @@ def unfinished(run: Run, text: str, error: BaseException) -> GenerationOutcome:
         model="",
         speculative_label=run.speculative_label,
         text=text,
-        status="stopped",
+        status=GenerationStatus.STOPPED,
         error=str(error),
         stats=GenerationStats(),
         check=None,

@@ -53,11 +53,14 @@ def combine_stats(
 
 
 def overall_status(parts: Sequence[PartResult], cancelled: bool) -> GenerationStatus:
-    if cancelled or any(p.status == "stopped" for p in parts):
-        return "stopped"
-    if any(p.status == "error" for p in parts):
-        return "error"
-    return "truncated" if any(p.status == "truncated" for p in parts) else "complete"
+    statuses = {p.status for p in parts}
+    if cancelled or GenerationStatus.STOPPED in statuses:
+        return GenerationStatus.STOPPED
+    if GenerationStatus.ERROR in statuses:
+        return GenerationStatus.ERROR
+    if GenerationStatus.TRUNCATED in statuses:
+        return GenerationStatus.TRUNCATED
+    return GenerationStatus.COMPLETE
 
 
 class OutlineRun(Run):
@@ -103,7 +106,9 @@ class OutlineRun(Run):
         steps = self.plan.steps
         try:
             for step in steps:
-                if self._cancelled.is_set() or (self._parts and self._parts[-1].status == "error"):
+                if self._cancelled.is_set() or (
+                    self._parts and self._parts[-1].status == GenerationStatus.ERROR
+                ):
                     break
                 if step.generated:
                     yield from self._generate(step, len(steps))
@@ -122,7 +127,9 @@ class OutlineRun(Run):
             self._prose[step.index] = self._settled[step.index] = got.text
             self._sources[step.index] = got
             marks = (Guard.NO_TEXT,) if got.source == "placeholder" else ()
-            self._parts.append(PartResult(step.index, "complete", None, GenerationStats(), marks))
+            self._parts.append(
+                PartResult(step.index, GenerationStatus.COMPLETE, None, GenerationStats(), marks)
+            )
             yield self._update(got.text, Phase("streaming", step.index, steps, heading))
             return
         # the earlier parts the model wrote and kept: a part that fell back is left out, so a
@@ -156,7 +163,7 @@ class OutlineRun(Run):
             budget = (part_budget(self.params, step), budget_from(self.params, step))
             self._parts.append(replace(result, budget=budget[0], budget_from=budget[1]))
             self._model = part.stream.model or self._model
-            if result.status in ("complete", "truncated"):
+            if result.status in (GenerationStatus.COMPLETE, GenerationStatus.TRUNCATED):
                 self._settle(step)
 
     def _settle(self, step: Step) -> None:
@@ -173,7 +180,8 @@ class OutlineRun(Run):
             self.writing,
             facts,
             self.plan.system,
-            truncated=last.status == "truncated" or Guard.BUDGET_CUT_MID_SENTENCE in last.marks,
+            truncated=last.status == GenerationStatus.TRUNCATED
+            or Guard.BUDGET_CUT_MID_SENTENCE in last.marks,
         )
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")
@@ -223,7 +231,7 @@ class OutlineRun(Run):
             error=errors[0] if errors else None,
             stats=combine_stats(self._parts, self._started, self._first),
             check=found,
-            finish_reason="length" if status == "truncated" else None,
+            finish_reason="length" if status == GenerationStatus.TRUNCATED else None,
             marks=tuple(marks),
             thinking="\n".join(p.thinking for p in self._parts if p.thinking),
             parts=tuple(self._parts),

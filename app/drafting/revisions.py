@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from app.accounts import PermissionDenied, can_see_all_history, require_role
-from app.domain import BilingualError
+from app.domain import BilingualError, Role
 from app.drafting.history import reopen
 from app.i18n import cli_text
 from audit import revisions as revision_store
@@ -59,7 +59,7 @@ class CurrentText:
 
 
 def _check_editable(actor: User, stored: StoredGeneration) -> None:
-    require_role(actor, "drafter")
+    require_role(actor, Role.DRAFTER)
     if stored.record.user_name != actor.name and not can_see_all_history(actor):
         raise PermissionDenied("只能修订自己的草稿", "You can only revise your own drafts")
 

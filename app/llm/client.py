@@ -55,7 +55,7 @@ class ChatStream:
         self.model = model
         # requests the server will serve before this one, while it says so (SSE comments)
         self.queued: int | None = None
-        self.status: StreamStatus = "running"
+        self.status = StreamStatus.RUNNING
         self.error: str | None = None
         self.finish_reason: str | None = None
         self.stats = GenerationStats()
@@ -84,12 +84,15 @@ class ChatStream:
         try:
             yield from self._deltas()
         except Exception as exc:  # noqa: BLE001 - every failure becomes status "error"
-            self._finish("stopped" if self._cancelled.is_set() else "error", exc)
+            self._finish(
+                StreamStatus.STOPPED if self._cancelled.is_set() else StreamStatus.ERROR, exc
+            )
         except BaseException:  # KeyboardInterrupt / GeneratorExit: the caller stopped us
-            self._finish("stopped")
+            self._finish(StreamStatus.STOPPED)
             raise
         else:
-            self._finish("stopped" if self._cancelled.is_set() else "complete")
+            stopped = self._cancelled.is_set()
+            self._finish(StreamStatus.STOPPED if stopped else StreamStatus.COMPLETE)
 
     def _deltas(self) -> Iterator[str]:
         if self._cancelled.is_set():
@@ -136,7 +139,7 @@ class ChatStream:
     def _finish(self, status: StreamStatus, exc: BaseException | None = None) -> None:
         self._close_source()
         self.status = status
-        if status == "error" and exc is not None:
+        if status == StreamStatus.ERROR and exc is not None:
             died = self._parts and is_connection_loss(exc)  # it answered, then went away
             self.error = str(server_stopped()) if died else self._describe(exc)
         self.stats = self._stats()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from app.config import EndpointConfig, Settings
-from app.domain import BilingualError
+from app.domain import BilingualError, EventKind
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -249,7 +249,7 @@ def switch_endpoint(
         event_id = append_event(
             session=session,
             actor=actor,
-            kind="endpoint.switch",
+            kind=EventKind.ENDPOINT_SWITCH,
             payload={
                 "from": previous,
                 "to": name,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.domain import Bilingual, Finding, PartSource, PartWriting
+from app.domain import Bilingual, Finding, GenerationStatus, PartSource, PartWriting
 from app.outline.compose import ADAPT_ASK, NO_TEXT, Step
 from app.outline.fidelity import faithful, must_keep, prose_form
 from app.outline.gates import gate_findings
@@ -196,7 +196,7 @@ def truncation_lines(
             budget=p.budget,
         )  # fmt: skip
         for p in parts
-        if p.status == "truncated"
+        if p.status == GenerationStatus.TRUNCATED
     ]
 
 
@@ -275,7 +275,7 @@ def part_counts(found: Sequence[PartOrigin], parts: Sequence[PartResult] = ()) -
         clause=sum(o.source == "clause" for o in kept),
         fell_back=sum(o.source == "clause" for o in fell),
         placeholder=sum(o.source == "placeholder" for o in generated),
-        truncated=sum(p.status == "truncated" for p in parts),
+        truncated=sum(p.status == GenerationStatus.TRUNCATED for p in parts),
     )
 
 

@@ -168,8 +168,9 @@ class PartStream:
             marks += (Guard.THINKING_REMOVED,)
             log.info("part %d: thinking kept out of the draft: %r", index, self.thinking.thinking)
         # a part stopped by its repetition guard (not by the user) ended as its prose did
-        stream: StreamStatus = "complete" if s.status == "stopped" and self.looped else s.status
-        status = "stopped" if cancelled else final_status(stream, s.finish_reason)
+        looped = s.status == StreamStatus.STOPPED and self.looped
+        stream = StreamStatus.COMPLETE if looped else s.status
+        status = GenerationStatus.STOPPED if cancelled else final_status(stream, s.finish_reason)
         part = PartResult(
             index, status, s.finish_reason, s.stats, marks, self.thinking.thinking, s.error
         )

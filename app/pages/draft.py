@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.domain import GenerationStatus, Role
 from app.drafting.writing_mode import measure_line, writing_choice
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
@@ -227,7 +228,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     st.divider()
     status_text = tr(f"status.{result.status}")
     empty, fallen = parts_without_text(result.marks), parts_fallen_back(result.marks)
-    if result.status == "error":
+    if result.status == GenerationStatus.ERROR:
         st.error(tr("draft.failed", detail=result.error_text(lang())))
         st.button(
             tr("draft.retry"),
@@ -237,9 +238,9 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
             type="primary",
             help=tr("regenerate.help"),
         )
-    elif result.status == "stopped":
+    elif result.status == GenerationStatus.STOPPED:
         st.warning(tr("draft.stopped_note"))
-    elif result.status == "truncated":
+    elif result.status == GenerationStatus.TRUNCATED:
         st.warning(tr("outline.truncated_parts_note" if result.parts else "outline.truncated_note"))
     elif not part_counts(result.provenance, result.parts).as_labelled:
         st.warning(tr("outline.not_as_labelled"))
@@ -274,7 +275,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
 
 
 def render() -> None:
-    user = require_user("drafter")
+    user = require_user(Role.DRAFTER)
     st.title(tr("draft.title"))
     draft_run.collect_interrupted()
     doc_type = _pick_type()

@@ -141,7 +141,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     st.session_state[RESULT] = DraftResult(
         request,
         context,
-        "error",
+        GenerationStatus.ERROR,
         "",
         GenerationStats(),
         error=tr("draft.server_down", detail=str(exc)),

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import describe
+from app.domain import GenerationStatus, Role, describe
 from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
 from app.pages import revisions_view
@@ -17,8 +17,6 @@ from audit.domain import GenerationSummary, StoredGeneration, User
 
 if TYPE_CHECKING:
     from app.drafting.history import HistoryPage
-
-STATUSES = ("complete", "stopped", "error")
 
 
 def _search(user: User, text: str, status: str | None) -> HistoryPage:
@@ -90,14 +88,14 @@ def _open(user: User, generation_id: int) -> None:
 
 
 def render() -> None:
-    user = require_user("drafter")
+    user = require_user(Role.DRAFTER)
     st.title(tr("history.title"))
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     cols = st.columns([3, 1])
     text = cols[0].text_input(tr("history.search"), key="history.text")
     status = cols[1].selectbox(
         tr("history.status_filter"),
-        [None, *STATUSES],
+        [None, *GenerationStatus],
         format_func=lambda s: t("history.all", ui_lang) if s is None else t(f"status.{s}", ui_lang),
         key="history.status",
     )

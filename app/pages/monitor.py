@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, describe
 from app.pages.ui_state import lang, require_user, settings, tr
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def _writing_quality() -> None:
 
 
 def render() -> None:
-    require_user("admin")
+    require_user(Role.ADMIN)
     st.title(tr("monitor.title"))
     st.caption(tr("monitor.intro"))
     _audit_spool()

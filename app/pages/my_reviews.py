@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, describe
 from app.pages.review import study_label
 from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
@@ -63,7 +63,7 @@ def _row(study: str, pair: BlindPair, slot: str, verdict: BlindVerdict) -> dict[
 
 
 def render() -> None:
-    user = require_user("reviewer")
+    user = require_user(Role.REVIEWER)
     st.title(tr("nav.history"))
     st.caption(tr("my_reviews.intro"))
     try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import describe
+from app.domain import ClauseStatus, Role, describe
 from app.pages.ui_state import db_session, lang, settings, tr
 from audit.domain import User
 
@@ -24,7 +24,7 @@ def _earlier(cand: Candidate, rows: list[StoredFirmClause]) -> bool:
     row = next((r for r in reversed(rows) if r.part == cand.part), None)
     if row is None:
         return False
-    if row.status == "rejected":
+    if row.status == ClauseStatus.REJECTED:
         st.caption(
             tr(
                 "precedents.was_rejected",
@@ -120,5 +120,5 @@ def proposals(user: User, revision: StoredRevision) -> None:
         for n, cand in enumerate(found):
             if not _earlier(cand, made):
                 _candidate(user, cand, n)
-        if user.role == "admin":
+        if user.role == Role.ADMIN:
             _decisions(user, revision)

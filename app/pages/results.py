@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, describe
 from app.pages.ui_state import db_session, lang, require_user, settings, tr
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def render() -> None:
     from app.studies import service as studies
     from app.studies.domain import ResultsLocked
 
-    user = require_user("admin")
+    user = require_user(Role.ADMIN)
     st.title(tr("results.title"))
     try:
         with db_session() as session:

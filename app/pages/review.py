@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, StudyDesign, describe
 from app.i18n import t
 from app.pages.findings_view import highlight_html
 from app.pages.ui_state import db_session, lang, library, require_user, tr
@@ -60,8 +60,8 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
 
 
 def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
+    from app.domain import Choice
     from app.studies import service as studies
-    from app.studies.design import CHOICES
 
     previous = pair.preference
     ui_lang = lang()  # bound now: format_func may be called outside the script run
@@ -70,8 +70,8 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
     with st.form(f"preference.{study_id}.{pair.position}"):
         choice = st.radio(
             tr("review.preference"),
-            CHOICES,
-            index=CHOICES.index(previous.choice) if previous else None,
+            list(Choice),
+            index=list(Choice).index(previous.choice) if previous else None,
             format_func=lambda c: t(f"review.choice_{c}", ui_lang),
             horizontal=True,
             key=f"preference.choice.{study_id}.{pair.position}",
@@ -144,7 +144,7 @@ def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:
 
 
 def render() -> None:
-    user = require_user("reviewer")
+    user = require_user(Role.REVIEWER)
     st.title(tr("review.title"))
     st.caption(tr("review.intro"))
     flash = st.session_state.pop("review.flash", None)
@@ -160,7 +160,7 @@ def render() -> None:
         return
     study, queue = loaded
     study_id, design, done = study.id, study.design, study.done
-    key = "review.progress" if design == "scores" else "review.progress_judgements"
+    key = "review.progress" if design == StudyDesign.SCORES else "review.progress_judgements"
     st.progress(done / max(1, study.total), text=tr(key, done=done, total=study.total))
     first_open = next((p.position for p in queue if _open(p, design)), 1)
     positions = [p.position for p in queue]

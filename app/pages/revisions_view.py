@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, describe
 from app.i18n import t
 from app.pages.findings_view import show_findings, show_text
 from app.pages.ui_state import current_user, db_session, lang, library, settings, tr
@@ -297,7 +297,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     revision = by_id.get(chosen) if chosen is not None else None
     if revision is not None:
         _redline(stored.record.output_text, revision)
-        if user.role in ("drafter", "admin"):
+        if user.role in (Role.DRAFTER, Role.ADMIN):
             from app.pages.precedents_view import proposals
 
             proposals(user, revision)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from app.domain import describe
+from app.domain import Role, StudyDesign, describe
 from app.i18n import t
 from app.pages.ui_state import (
     db_session,
@@ -22,7 +22,6 @@ from app.pages.ui_state import (
     settings,
     tr,
 )
-from app.studies.design import DESIGNS
 from app.studies.domain import ArmSpec, StudySpec
 from audit.domain import User
 
@@ -41,7 +40,7 @@ def _reviewer_names() -> list[str]:
     from app import accounts
 
     with db_session() as session:
-        return accounts.reviewer_names(session=session, actor=require_user("admin"))
+        return accounts.reviewer_names(session=session, actor=require_user(Role.ADMIN))
 
 
 def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> ArmSpec:
@@ -132,9 +131,10 @@ def _create_form(actor: User) -> None:
         arms = tuple(
             _arm_inputs(columns[i], i + 1, names[0] if i == 0 else names[-1]) for i in range(n_arms)
         )
+        designs: tuple[StudyDesign, ...] = tuple(StudyDesign)  # typed, as st.radio infers nothing
         design = st.radio(
             tr("studies.design"),
-            DESIGNS,
+            designs,
             format_func=lambda d: t(f"studies.design_{d}", ui_lang),
             horizontal=True,
             key="study.design",
@@ -200,7 +200,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
                     study_id=study_id,
                     session=session,
                     settings=settings(),
-                    actor=require_user("admin"),
+                    actor=require_user(Role.ADMIN),
                 )
         except Exception as exc:
             st.error(tr("studies.failed", detail=describe(exc).text(lang())))
@@ -345,7 +345,7 @@ def _existing(actor: User) -> None:
 
 
 def render() -> None:
-    user = require_user("admin")
+    user = require_user(Role.ADMIN)
     st.title(tr("studies.title"))
     create, existing = st.tabs([tr("studies.create"), tr("studies.list")])
     with create:

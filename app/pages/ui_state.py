@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.config import Settings, get_settings
+from app.domain import Role
 from app.i18n import DEFAULT_LANG, LANGUAGES, t
 from audit.domain import User
 
@@ -138,13 +139,13 @@ def current_user() -> User | None:
     return accounts.current_user(st.session_state)
 
 
-def require_user(*roles: str) -> User:
+def require_user(*roles: Role) -> User:
     """The signed-in user if their role is allowed here; otherwise explain and stop the page."""
     user = current_user()
     if user is None:
         st.warning(tr("auth.sign_in_first"))
         st.stop()
-    if roles and user.role not in roles and user.role != "admin":
+    if roles and user.role not in roles and user.role != Role.ADMIN:
         st.error(tr("auth.not_allowed"))
         st.stop()
     return user

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import accounts
-from app.domain import describe
+from app.domain import Role, describe
 from app.i18n import t
 from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
@@ -17,9 +17,8 @@ def _add_form(admin: User) -> None:
     with st.form("users.add", clear_on_submit=True):
         name = st.text_input(tr("users.name"))
         ui_lang = lang()
-        role = st.selectbox(
-            tr("users.role"), accounts.ROLES, format_func=lambda r: t(f"role.{r}", ui_lang)
-        )
+        roles: tuple[Role, ...] = tuple(Role)  # typed: st.selectbox infers nothing from tuple(Role)
+        role = st.selectbox(tr("users.role"), roles, format_func=lambda r: t(f"role.{r}", ui_lang))
         password = st.text_input(tr("users.password"), type="password")
         submitted = st.form_submit_button(tr("users.submit"), type="primary")
     if not submitted:
@@ -66,8 +65,8 @@ def _manage_form(admin: User, everyone: list[User]) -> None:
 
 
 def render() -> None:
-    user = require_user("admin")
-    accounts.require_role(user, "admin")
+    user = require_user(Role.ADMIN)
+    accounts.require_role(user, Role.ADMIN)
     st.title(tr("users.title"))
     _add_form(user)
     with db_session() as session:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.accounts import require_role
 from app.config import Settings
-from app.domain import BilingualError
+from app.domain import BilingualError, EventKind, Role
 from audit.domain import User
 from audit.store import append_event
 
@@ -59,7 +59,7 @@ def approve_output(
     `revision_id` names the saved revision approved (None: the model's own text); the page
     saves unsaved edits as a revision first, so the approved text is always in the log.
     """
-    require_role(actor, "drafter", "admin")
+    require_role(actor, Role.DRAFTER, Role.ADMIN)
     body = text.strip()
     if not body:
         raise ApprovalError("草稿为空，无法批准。", "The draft is empty; nothing to approve.")
@@ -86,6 +86,6 @@ def approve_output(
         "chars": len(body),
     }
     event_id = append_event(
-        session=session, actor=actor.name, kind="output.approved", payload=payload
+        session=session, actor=actor.name, kind=EventKind.OUTPUT_APPROVED, payload=payload
     )
     return Approval(path=path, sha256=digest, event_id=event_id)

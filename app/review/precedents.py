@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import require_role
 from app.config import Settings
-from app.domain import BilingualError
+from app.domain import BilingualError, ClauseStatus, Role
 from audit import firm_clauses as store
 from audit.coverage import CoveredRowChanged
 from audit.domain import Bilingual, User
@@ -316,7 +316,7 @@ def candidates(
     from app.outline.compose import NO_TEXT
     from app.outline.conditions import condition_facts
 
-    require_role(actor, "drafter", "admin")
+    require_role(actor, Role.DRAFTER, Role.ADMIN)
     stored, revision = get_revision(revision_id, session=session, actor=actor)
     lib = type_library(stored.record.doc_type, settings)
     context, plan = _draft_context(stored, lib, settings)
@@ -372,10 +372,12 @@ def propose(
     clause library's checks, or when the same part of the same revision is already proposed
     (pending or approved: one proposal per part of a revision); a chained `clause.proposed`
     event."""
-    require_role(actor, "drafter", "admin")
+    require_role(actor, Role.DRAFTER, Role.ADMIN)
     if draft.source_revision_id is not None:
         made = from_revision(draft.source_revision_id, session=session)
-        earlier = next((r for r in made if r.part == draft.part and r.status != "rejected"), None)
+        earlier = next(
+            (r for r in made if r.part == draft.part and r.status != ClauseStatus.REJECTED), None
+        )
         if earlier is not None:
             raise PrecedentError(
                 f"修订稿 {draft.source_revision_id} 的这一部分已提议为 #{earlier.id}"
@@ -394,9 +396,10 @@ def _pending(row_id: int, *, session: Session) -> StoredFirmClause:
     row = store.get_clause(row_id, session=session)
     if row is None:
         raise PrecedentError(f"没有编号为 {row_id} 的条款提议", f"No clause proposal {row_id}")
-    if row.status != "pending":
+    if row.status != ClauseStatus.PENDING:
+        done = "批准" if row.status == ClauseStatus.APPROVED else "驳回"
         raise PrecedentError(
-            f"条款提议 {row_id} 已{'批准' if row.status == 'approved' else '驳回'}，不能再次决定",
+            f"条款提议 {row_id} 已{done}，不能再次决定",
             f"Clause proposal {row_id} is already {row.status}",
         )
     return row
@@ -419,14 +422,14 @@ def approve(row_id: int, *, settings: Settings, session: Session, actor: User) -
     """Approve a pending clause as the next version of its id (admin only): the checks run
     again (the statute texts or the outline may have changed since it was proposed); a chained
     `clause.approved` event; after the commit the type's firm library is published."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     row = _pending(row_id, session=session)
     lib = type_library(row.doc_type, settings)
     reason = refusal(_draft_of(row), lib)
     if reason is not None:
         raise _refuse(_draft_of(row), reason)
     try:
-        approved = store.decide(row_id, "approved", session=session, actor=actor.name)
+        approved = store.decide(row_id, ClauseStatus.APPROVED, session=session, actor=actor.name)
     except CoveredRowChanged as exc:  # the row was changed in the database: not absorbed
         raise PrecedentError(exc.message_zh, exc.message_en) from None
     except (LookupError, ValueError) as exc:  # decided meanwhile by another admin
@@ -439,10 +442,12 @@ def approve(row_id: int, *, settings: Settings, session: Session, actor: User) -
 
 def reject(row_id: int, *, note: str, session: Session, actor: User) -> StoredFirmClause:
     """Reject a pending clause (admin only), with the reason; a chained `clause.rejected` event."""
-    require_role(actor, "admin")
+    require_role(actor, Role.ADMIN)
     _pending(row_id, session=session)
     try:
-        return store.decide(row_id, "rejected", session=session, actor=actor.name, note=note)
+        return store.decide(
+            row_id, ClauseStatus.REJECTED, session=session, actor=actor.name, note=note
+        )
     except CoveredRowChanged as exc:  # the row was changed in the database: not absorbed
         raise PrecedentError(exc.message_zh, exc.message_en) from None
     except (LookupError, ValueError) as exc:
@@ -459,7 +464,7 @@ def current_versions(doc_type: str, *, session: Session) -> list[StoredFirmClaus
 def pending(
     *, session: Session, doc_type: str | None = None, revision_id: int | None = None
 ) -> list[StoredFirmClause]:
-    rows = store.list_clauses(session=session, doc_type=doc_type, status="pending")
+    rows = store.list_clauses(session=session, doc_type=doc_type, status=ClauseStatus.PENDING)
     return [r for r in rows if revision_id is None or r.source_revision_id == revision_id]
 
 
@@ -579,7 +584,7 @@ def import_yaml(
     clause changes nothing (ClauseRefused names it); a broken file raises ClauseFileError."""
     from app.outline.clauses import parse_clauses
 
-    require_role(actor, "drafter", "admin")
+    require_role(actor, Role.DRAFTER, Role.ADMIN)
     clauses = parse_clauses(source, name=name, origin="firm")
     lib = type_library(doc_type, settings)
     drafts = [
@@ -598,7 +603,7 @@ def import_yaml(
         if (reason := refusal(d, lib)) is not None:
             raise _refuse(d, reason)
     proposed = tuple(store.add_proposal(d, session=session, actor=actor.name) for d in drafts)
-    if actor.role != "admin":
+    if actor.role != Role.ADMIN:
         return Imported(proposed, ())
     approved = tuple(
         approve(row.id, settings=settings, session=session, actor=actor) for row in proposed

@@ -18,13 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.studies.design import (
-    CHOICES,
-    Choice,
-    asks_preference,
-    asks_scores,
-    typed_design,
-)
+from app.studies.design import asks_preference, asks_scores, typed_design
 from app.studies.domain import (
     BlindDraft,
     BlindPair,
@@ -49,6 +43,7 @@ from app.studies.tables import (
 from audit.coverage import covers
 from audit.models import User
 from audit.store import append_event
+from audit.vocabulary import Choice, EventKind, ItemStatus, Slot, StudyDesign
 
 RETRIES = 3
 
@@ -134,8 +129,7 @@ def judgement_counts(
 def _blind_preference(row: StudyPreferenceRow | None) -> BlindPreference | None:
     if row is None:
         return None
-    choice: Choice = "A" if row.choice == "A" else ("B" if row.choice == "B" else "tie")
-    return BlindPreference(choice, row.revision - 1)
+    return BlindPreference(Choice(row.choice), row.revision - 1)  # CHECKed to the vocabulary
 
 
 def _blind_verdict(row: StudyVerdictRow | None) -> BlindVerdict | None:
@@ -163,7 +157,7 @@ def reviewer_queue(study_id: int, reviewer: str, *, session: Session) -> list[Bl
         .where(StudyAssignmentRow.study_reviewer_id == me.id)
         .order_by(StudyAssignmentRow.position, StudyAssignmentRow.slot)
     ).all()
-    if any(item.status != "complete" for _, item, _ in rows):
+    if any(item.status != ItemStatus.COMPLETE for _, item, _ in rows):
         raise ReviewError("草稿仍在生成中，请稍后再来", "Drafts are still being generated")
     verdicts = latest_verdict_rows([a.id for a, _, _ in rows], session=session)
     preferences = latest_preference_rows([me.id], session=session)
@@ -173,13 +167,13 @@ def reviewer_queue(study_id: int, reviewer: str, *, session: Session) -> list[Bl
         (a_row, a_item, case), (b_row, b_item, _) = rows[i], rows[i + 1]
         drafts = (
             BlindDraft(
-                "A",
+                Slot.A,
                 a_row.token,
                 present_text(a_item.output_text),
                 _blind_verdict(verdicts.get(a_row.id)),
             ),
             BlindDraft(
-                "B",
+                Slot.B,
                 b_row.token,
                 present_text(b_item.output_text),
                 _blind_verdict(verdicts.get(b_row.id)),
@@ -215,7 +209,7 @@ def submit_verdict(
                 raise
     session.flush()  # the verdict row enters the audit chain's coverage (audit.coverage)
     payload = {"covers": [covers("study_verdicts", row.id, session=session)]}
-    append_event(session=session, actor=reviewer, kind="review.verdict", payload=payload)
+    append_event(session=session, actor=reviewer, kind=EventKind.REVIEW_VERDICT, payload=payload)
     result = _blind_verdict(row)
     assert result is not None
     return result
@@ -231,7 +225,7 @@ def _assignment_for(token: str, reviewer: str, *, session: Session) -> int:
     ).first()
     if found is None:
         raise NotAssigned("您未被分配该草稿", "You are not assigned to this draft")
-    if found.status != "complete":
+    if found.status != ItemStatus.COMPLETE:
         raise ReviewError("草稿尚未生成", "This draft has not been generated yet")
     return int(found.id)
 
@@ -273,7 +267,7 @@ def submit_preference(
 ) -> BlindPreference:
     """Append the reviewer's preference (A, B or tie) for the pair that holds the draft
     `token` (either draft's token names the pair); a correction supersedes the previous one."""
-    if choice not in CHOICES:
+    if choice not in list(Choice):
         raise ReviewError("请选择 A、B 或“不相上下”", "Choose A, B or a tie")
     if session.get_bind().dialect.name == "sqlite" and not session.in_transaction():
         session.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
@@ -284,7 +278,7 @@ def submit_preference(
         .join(StudyReviewerRow, StudyReviewerRow.study_id == StudyRow.id)
         .where(StudyReviewerRow.id == assignment.study_reviewer_id)
     )
-    if not asks_preference(study_design or "scores"):
+    if not asks_preference(study_design or StudyDesign.SCORES):
         raise ReviewError("该研究不收集偏好", "This study does not ask for a preference")
     key = (assignment.study_reviewer_id, assignment.position)
     for attempt in range(RETRIES):
@@ -306,7 +300,7 @@ def submit_preference(
                 raise
     session.flush()  # the preference row enters the audit chain's coverage, as a verdict does
     payload = {"covers": [covers("study_preferences", row.id, session=session)]}
-    append_event(session=session, actor=reviewer, kind="review.preference", payload=payload)
+    append_event(session=session, actor=reviewer, kind=EventKind.REVIEW_PREFERENCE, payload=payload)
     result = _blind_preference(row)
     assert result is not None
     return result

@@ -16,34 +16,30 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Literal
 
-# what a reviewer is asked: per-criterion scores, a pairwise preference, or both
-Design = Literal["scores", "preference", "both"]
-DESIGNS: tuple[Design, ...] = ("scores", "preference", "both")
-Choice = Literal["A", "B", "tie"]
-CHOICES: tuple[Choice, ...] = ("A", "B", "tie")
+from audit.vocabulary import GoldKind, Slot, StudyDesign
+
 MIN_ARMS, MAX_ARMS = 2, 6
 # seeded errors of gold items, and the score dimension each one harms (None: no dimension
 # covers it, so only a reported hard error catches it)
-GOLD_KINDS: dict[str, str | None] = {
-    "wrong_article": "citation",
-    "missing_section": "structure",
-    "wrong_count": None,
+GOLD_KINDS: dict[GoldKind, str | None] = {
+    GoldKind.WRONG_ARTICLE: "citation",
+    GoldKind.MISSING_SECTION: "structure",
+    GoldKind.WRONG_COUNT: None,
 }
 
 
-def typed_design(value: str) -> Design:
+def typed_design(value: str) -> StudyDesign:
     """A stored design as its typed value (anything unknown reads as the original design)."""
-    return next((d for d in DESIGNS if d == value), "scores")
+    return next((d for d in StudyDesign if d == value), StudyDesign.SCORES)
 
 
 def asks_scores(design: str) -> bool:
-    return design in ("scores", "both")
+    return design in (StudyDesign.SCORES, StudyDesign.BOTH)
 
 
 def asks_preference(design: str) -> bool:
-    return design in ("preference", "both")
+    return design in (StudyDesign.PREFERENCE, StudyDesign.BOTH)
 
 
 @dataclass(frozen=True)
@@ -99,7 +95,7 @@ def plan_queue(
     return out
 
 
-def gold_places(n_places: int, per_reviewer: int, seed: int) -> list[tuple[int, str]]:
+def gold_places(n_places: int, per_reviewer: int, seed: int) -> list[tuple[int, Slot]]:
     """Where a reviewer's gold items go: (queue position, slot), distinct positions, seeded.
 
     Slots alternate between A and B in a seeded order, so a gold item is as often A as B."""
@@ -107,6 +103,6 @@ def gold_places(n_places: int, per_reviewer: int, seed: int) -> list[tuple[int, 
         return []
     rng = random.Random(seed ^ 0x60D)
     positions = rng.sample(range(1, n_places + 1), min(per_reviewer, n_places))
-    first = rng.choice("AB")
-    other = "B" if first == "A" else "A"
+    first = rng.choice([Slot.A, Slot.B])  # the same draw as the original rng.choice("AB")
+    other = Slot.B if first == Slot.A else Slot.A
     return [(p, first if i % 2 == 0 else other) for i, p in enumerate(positions)]

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from app.studies.design import DESIGNS, MAX_ARMS, MIN_ARMS, Choice, Design
+from app.studies.design import MAX_ARMS, MIN_ARMS
 from audit.domain import Bilingual, BilingualError
+from audit.vocabulary import Choice, ItemStatus, Slot, StudyDesign
 
 DIMENSIONS: tuple[str, ...] = ("citation", "structure", "terminology")
 DIMENSION_LABELS: dict[str, Bilingual] = {
@@ -24,9 +25,6 @@ DIMENSION_LABELS: dict[str, Bilingual] = {
     "terminology": Bilingual("术语使用规范性", "Terminology"),
 }
 SCORE_MIN, SCORE_MAX = 0, 10
-Slot = Literal["A", "B"]
-StudyStatus = Literal["generating", "reviewing", "complete"]
-ItemStatus = Literal["pending", "complete", "error"]
 
 
 # ---- admin side -----------------------------------------------------------------------------
@@ -49,7 +47,7 @@ class StudySpec:
     cases: tuple[Mapping[str, str], ...]
     arms: tuple[ArmSpec, ...]  # 2–6
     reviewers: tuple[str, ...]
-    design: Design = "scores"
+    design: StudyDesign = StudyDesign.SCORES
     gold_per_reviewer: int = 0  # drafts with a seeded error in each reviewer's queue
 
 
@@ -81,7 +79,7 @@ class Study:
     reviewers: tuple[str, ...]
     unblinded_at: datetime | None
     unblinded_by: str | None
-    design: Design = "scores"
+    design: StudyDesign = StudyDesign.SCORES
     gold_per_reviewer: int = 0
 
 
@@ -269,9 +267,10 @@ def validate_spec(spec: StudySpec) -> None:
     labels = [a.label.strip() for a in spec.arms]
     if not all(labels) or len(set(labels)) != len(labels):
         raise ReviewError("每个对照组需要各自不同的名称", "Each arm needs its own distinct label")
-    if spec.design not in DESIGNS:
+    if spec.design not in list(StudyDesign):
         raise ReviewError(
-            f"研究设计须为 {'、'.join(DESIGNS)}", f"design must be one of {', '.join(DESIGNS)}"
+            f"研究设计须为 {'、'.join(StudyDesign)}",
+            f"design must be one of {', '.join(StudyDesign)}",
         )
     if not 0 <= spec.gold_per_reviewer <= len(spec.cases) // 2:
         raise ReviewError(
@@ -299,4 +298,4 @@ class ReviewerStudy:
     doc_type: str
     done: int  # judgements this reviewer has given
     total: int  # judgements asked of this reviewer
-    design: Design = "scores"
+    design: StudyDesign = StudyDesign.SCORES

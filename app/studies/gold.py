@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from app.studies.design import GOLD_KINDS
 from app.validation.numerals import chinese_to_int, int_to_chinese
+from audit.vocabulary import GoldKind
 
 ARTICLE = re.compile(r"第([〇零一二三四五六七八九十百千0-9]+)条")
 # an Arabic count not part of a date, an article or a section number
@@ -34,7 +35,7 @@ TOP_SECTION = re.compile(r"^\s*[一二三四五六七八九十]+、", re.MULTILI
 class SeededError:
     """The gold text and what was changed (for the admin's report, never the reviewer)."""
 
-    kind: str
+    kind: GoldKind
     text: str
     before: str
     after: str
@@ -50,7 +51,9 @@ def _wrong_article(text: str, rng: random.Random) -> SeededError | None:
     new = number + rng.randint(1, 3)
     digits = m.group(1).isdigit()
     after = f"第{new if digits else int_to_chinese(new)}条"
-    return SeededError("wrong_article", text[: m.start()] + after + text[m.end() :], m[0], after)
+    return SeededError(
+        GoldKind.WRONG_ARTICLE, text[: m.start()] + after + text[m.end() :], m[0], after
+    )
 
 
 def _article_number(raw: str) -> int | None:
@@ -70,7 +73,9 @@ def _wrong_count(text: str, rng: random.Random) -> SeededError | None:
     else:
         value = chinese_to_int(m.group(1)) or 1
         after = int_to_chinese(value // 10 if value >= 1000 else value * 10)
-    return SeededError("wrong_count", text[: m.start()] + after + text[m.end() :], m[0], after)
+    return SeededError(
+        GoldKind.WRONG_COUNT, text[: m.start()] + after + text[m.end() :], m[0], after
+    )
 
 
 def _missing_section(text: str, rng: random.Random) -> SeededError | None:
@@ -82,23 +87,23 @@ def _missing_section(text: str, rng: random.Random) -> SeededError | None:
     removed = text[starts[i] : end]
     heading = removed.strip().splitlines()[0]
     gold = (text[: starts[i]] + text[end:]).rstrip() + ("\n" if text.endswith("\n") else "")
-    return SeededError("missing_section", gold, heading, "")
+    return SeededError(GoldKind.MISSING_SECTION, gold, heading, "")
 
 
-SEEDERS: dict[str, Callable[[str, random.Random], SeededError | None]] = {
-    "wrong_article": _wrong_article,
-    "wrong_count": _wrong_count,
-    "missing_section": _missing_section,
+SEEDERS: dict[GoldKind, Callable[[str, random.Random], SeededError | None]] = {
+    GoldKind.WRONG_ARTICLE: _wrong_article,
+    GoldKind.WRONG_COUNT: _wrong_count,
+    GoldKind.MISSING_SECTION: _missing_section,
 }
 assert set(SEEDERS) == set(GOLD_KINDS)
 
 
-def seed_error(text: str, kind: str, seed: int) -> SeededError | None:
+def seed_error(text: str, kind: GoldKind, seed: int) -> SeededError | None:
     """`text` with one error of `kind`; None when the draft has nothing of that kind."""
     return SEEDERS[kind](text, random.Random(f"{kind}:{seed}"))
 
 
-def seed_gold(text: str, kind: str, seed: int) -> SeededError | None:
+def seed_gold(text: str, kind: GoldKind, seed: int) -> SeededError | None:
     """One seeded error, of `kind` if the draft allows it, else of the next kind that does;
     None when no kind applies (a draft with no citation, no count and one section)."""
     kinds = list(SEEDERS)

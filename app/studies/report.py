@@ -32,6 +32,7 @@ from app.studies.domain import (
     Verdict,
 )
 from app.studies.store import scored_drafts
+from audit.vocabulary import Choice, GoldKind, StudyDesign
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -82,7 +83,7 @@ class StudyReport:
     drafts: tuple[rs.ScoredDraft, ...]
     errors_listed: tuple[Remark, ...]
     comments: tuple[Remark, ...]
-    design: str = "scores"
+    design: StudyDesign = StudyDesign.SCORES
     ranking: rs.Ranking | None = None  # preference designs: Bradley–Terry, best first
     preferences: int = 0  # preferences counted in the ranking
     catch: tuple[rs.CatchRate, ...] = ()  # gold items: per reviewer
@@ -136,7 +137,7 @@ def build_report(
         errors_listed=tuple(errors),
         comments=tuple(comments),
         design=study.design,
-        ranking=_ranking(study, preferences) if study.design != "scores" else None,
+        ranking=_ranking(study, preferences) if study.design != StudyDesign.SCORES else None,
         preferences=sum(not p.gold for p in preferences),
         catch=tuple(
             rs.catch_rates(_gold(verdicts), gold_score, settings.study_gold_min_catch_rate)
@@ -181,7 +182,7 @@ def _remarks(study: Study, verdicts: Sequence[Verdict]) -> tuple[list[Remark], l
 def _ranking(study: Study, preferences: Sequence[Preference]) -> rs.Ranking:
     """Bradley–Terry over the preferences on real pairs (gold pairs left out)."""
     labels = {a.id: a.label for a in study.arms}
-    score = {"A": 1.0, "B": 0.0, "tie": 0.5}
+    score = {Choice.A: 1.0, Choice.B: 0.0, Choice.TIE: 0.5}
     comparisons = [
         rs.Comparison(labels[p.arm_a], labels[p.arm_b], score[p.choice])
         for p in preferences
@@ -196,7 +197,7 @@ def _gold(verdicts: Sequence[Verdict]) -> list[rs.GoldVerdict]:
     for v in verdicts:
         if v.gold_kind is None:
             continue
-        dimension = GOLD_KINDS.get(v.gold_kind)
+        dimension = GOLD_KINDS.get(GoldKind(v.gold_kind))
         score = v.scores.get(dimension) if dimension else None
         out.append(rs.GoldVerdict(v.reviewer, score, len(v.hard_errors)))
     return out

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import require_role
 from app.config import Settings
-from app.domain import Bilingual
+from app.domain import Bilingual, Role
 from app.studies import blinding, store
 from app.studies.arms import arm_mode, arm_params, check_arms, item_config
 from app.studies.domain import (
@@ -43,6 +43,7 @@ from app.studies.domain import (
     VerdictInput,
 )
 from audit.domain import User
+from audit.vocabulary import GenerationStatus, GoldKind, ItemStatus
 
 if TYPE_CHECKING:
     from app.prompts import DocType
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from app.studies.report import StudyReport
 
 
-def _user(actor: User, role: str) -> str:
+def _user(actor: User, role: Role) -> str:
     """The acting user's name once they hold `role` (admins hold all); PermissionDenied else."""
     return require_role(actor, role).name
 
@@ -60,7 +61,7 @@ def _user(actor: User, role: str) -> str:
 
 def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Settings) -> Study:
     """Check the spec against the prompt library and endpoints, then store it (admin only)."""
-    name = _user(actor, "admin")
+    name = _user(actor, Role.ADMIN)
     clean = check_arms(spec, settings)
     _check_cases(clean, settings)
     return store.create_study(clean, session=session, created_by=name)
@@ -118,7 +119,7 @@ def generate_items(
     from app.prompts import load_library
 
     with session_factory() as session:
-        _user(actor, "admin")
+        _user(actor, Role.ADMIN)
         study = store.get_study(study_id, session=session)
         items = store.list_items(study_id, session=session)
     doc_type = load_library(settings.prompts_dir).types.get(study.doc_type)
@@ -126,10 +127,11 @@ def generate_items(
         raise ReviewError(
             f"未知文书类型「{study.doc_type}」", f"Unknown document type '{study.doc_type}'"
         )
-    state = GenerationProgress(sum(i.status == "complete" for i in items), len(items), 0, 0)
+    done = sum(i.status == ItemStatus.COMPLETE for i in items)
+    state = GenerationProgress(done, len(items), 0, 0)
     if progress:
         progress(state)
-    real = [i for i in items if i.gold_kind is None and i.status != "complete"]
+    real = [i for i in items if i.gold_kind is None and i.status != ItemStatus.COMPLETE]
     for item in real:
         ok, label = _generate_one(actor.name, study, item, doc_type, session_factory, settings)
         state = replace(
@@ -141,7 +143,8 @@ def generate_items(
         )
         if progress:
             progress(state)
-    for item in (i for i in items if i.gold_kind is not None and i.status != "complete"):
+    gold = (i for i in items if i.gold_kind is not None and i.status != ItemStatus.COMPLETE)
+    for item in gold:
         ok, label = _seed_gold_item(study, item, session_factory)
         state = replace(state, done=state.done + ok, generated=state.generated + ok, current=label)
         if progress:
@@ -168,9 +171,10 @@ def _seed_gold_item(
         source = next(
             i for i in store.list_items(study.id, session=session) if i.id == item.source_item_id
         )
-        if source.status != "complete":
+        if source.status != ItemStatus.COMPLETE:
             return False, label
-        seeded = seed_gold(source.text, item.gold_kind or "", item.id)
+        assert item.gold_kind is not None  # only gold items are seeded
+        seeded = seed_gold(source.text, GoldKind(item.gold_kind), item.id)
         if seeded is None:
             store.fail_item(item.id, session=session, error="no seedable error in the draft")
             return False, label
@@ -188,7 +192,8 @@ def _seed_gold_item(
     return True, label
 
 
-USABLE = ("complete", "truncated")  # statuses whose draft goes to the reviewers
+# statuses whose draft goes to the reviewers
+USABLE = (GenerationStatus.COMPLETE, GenerationStatus.TRUNCATED)
 
 
 def _generate_one(
@@ -264,13 +269,13 @@ def _generate_one(
 
 def reviewer_studies(*, session: Session, actor: User) -> list[ReviewerStudy]:
     """The studies this reviewer is assigned to (blind: no arms), with their own progress."""
-    name = _user(actor, "reviewer")
+    name = _user(actor, Role.REVIEWER)
     return blinding.reviewer_studies(name, session=session)
 
 
 def reviewer_queue(study_id: int, *, session: Session, actor: User) -> list[BlindPair]:
     """The reviewer's own shuffled pairs; each pair's drafts are (A, B), text only."""
-    name = _user(actor, "reviewer")
+    name = _user(actor, Role.REVIEWER)
     return blinding.reviewer_queue(study_id, name, session=session)
 
 
@@ -278,14 +283,14 @@ def submit_verdict(
     token: str, verdict: VerdictInput, *, session: Session, actor: User
 ) -> BlindVerdict:
     """Store a verdict, or a correction that supersedes the previous one (assigned drafts only)."""
-    name = _user(actor, "reviewer")
+    name = _user(actor, Role.REVIEWER)
     return blinding.submit_verdict(token, verdict, reviewer=name, session=session)
 
 
 def submit_preference(token: str, choice: str, *, session: Session, actor: User) -> BlindPreference:
     """Store which draft of the pair holding `token` the reviewer would send to the client
     (A, B or tie), or a correction of it (preference designs only)."""
-    name = _user(actor, "reviewer")
+    name = _user(actor, Role.REVIEWER)
     return blinding.submit_preference(token, choice, reviewer=name, session=session)
 
 
@@ -293,13 +298,13 @@ def submit_preference(token: str, choice: str, *, session: Session, actor: User)
 
 
 def list_studies(*, session: Session, actor: User) -> list[Study]:
-    _user(actor, "admin")
+    _user(actor, Role.ADMIN)
     return store.list_studies(session=session)
 
 
 def list_items(study_id: int, *, session: Session, actor: User) -> list[StudyItem]:
     """Every draft of the study with the configuration that produced it (admin only)."""
-    _user(actor, "admin")
+    _user(actor, Role.ADMIN)
     return store.list_items(study_id, session=session)
 
 
@@ -319,7 +324,7 @@ def plan(
     from app.studies.power import plan_cases
     from app.studies.report import paired_overall
 
-    _user(actor, "admin")
+    _user(actor, Role.ADMIN)
     observed: list[float] = []
     if study_id is not None:
         study = store.get_study(study_id, session=session)
@@ -341,7 +346,7 @@ def plan(
 
 def study_progress(study_id: int, *, session: Session, actor: User) -> StudyProgress:
     """Items generated and verdicts in per reviewer (admin only)."""
-    _user(actor, "admin")
+    _user(actor, Role.ADMIN)
     store.get_study(study_id, session=session)  # a clear error for an unknown study
     return store.study_progress(study_id, session=session)
 
@@ -353,7 +358,7 @@ def results_unlocked(study: Study, progress: StudyProgress) -> bool:
 
 def unblind_early(study_id: int, *, session: Session, actor: User, reason: str) -> Study:
     """Open the results before every verdict is in; the audit log records who, when and why."""
-    name = _user(actor, "admin")
+    name = _user(actor, Role.ADMIN)
     if not reason.strip():
         raise ReviewError("提前揭盲需要填写理由", "Give a reason for unblinding early")
     return store.mark_unblinded(study_id, session=session, actor=name, reason=reason.strip())
@@ -364,7 +369,7 @@ def results(study_id: int, *, settings: Settings, session: Session, actor: User)
     types of `settings`; ResultsLocked until unlocked."""
     from app.studies.report import build_report
 
-    _user(actor, "admin")
+    _user(actor, Role.ADMIN)
     study = store.get_study(study_id, session=session)
     progress = store.study_progress(study_id, session=session)
     if not results_unlocked(study, progress):

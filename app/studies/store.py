@@ -15,11 +15,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.studies.blinding import judgement_counts, latest_preference_rows, latest_verdict_rows
-from app.studies.design import GOLD_KINDS, Choice, gold_places, plan_queue, typed_design
+from app.studies.design import GOLD_KINDS, gold_places, plan_queue, typed_design
 from app.studies.domain import (
     DIMENSIONS,
     Arm,
-    ItemStatus,
     Preference,
     ReviewerProgress,
     ReviewError,
@@ -41,8 +40,7 @@ from app.studies.tables import (
     StudyRow,
 )
 from audit.models import User
-
-REVIEWER_ROLE = "reviewer"
+from audit.vocabulary import Choice, EventKind, GoldKind, ItemStatus, Role, Slot, StudyDesign
 
 
 def _now() -> datetime:
@@ -51,7 +49,7 @@ def _now() -> datetime:
 
 def _reviewer_users(names: Sequence[str], *, session: Session) -> list[User]:
     users = {u.name: u for u in session.scalars(select(User).where(User.name.in_(names)))}
-    missing = [n for n in names if n not in users or users[n].role != REVIEWER_ROLE]
+    missing = [n for n in names if n not in users or users[n].role != Role.REVIEWER]
     if missing:
         joined = "、".join(missing)
         raise ReviewError(
@@ -94,7 +92,7 @@ def create_study(spec: StudySpec, *, session: Session, created_by: str) -> Study
     session.flush()
     items = {
         (c.id, a.position): StudyItemRow(
-            study_id=study.id, case_id=c.id, arm_id=a.id, status="pending", output_text=""
+            study_id=study.id, case_id=c.id, arm_id=a.id, status=ItemStatus.PENDING, output_text=""
         )
         for c in cases
         for a in arms
@@ -128,7 +126,7 @@ def _assign_reviewer(
     gold = dict(gold_places(len(plan), study.gold_per_reviewer, reviewer.seed))
     kinds = list(GOLD_KINDS)
     for planned in plan:
-        for slot, arm_position in (("A", planned.arm_a), ("B", planned.arm_b)):
+        for slot, arm_position in ((Slot.A, planned.arm_a), (Slot.B, planned.arm_b)):
             item = items[(planned.case_id, arm_position)]
             if gold.get(planned.position) == slot:
                 kind = kinds[(index + sorted(gold).index(planned.position)) % len(kinds)]
@@ -144,7 +142,7 @@ def _assign_reviewer(
             )
 
 
-def _gold_copy(source: StudyItemRow, kind: str, *, session: Session) -> StudyItemRow:
+def _gold_copy(source: StudyItemRow, kind: GoldKind, *, session: Session) -> StudyItemRow:
     """A pending gold item: the source draft with a seeded error of `kind`, made once the
     source is generated (same case and arm, so it looks like any other draft)."""
     variant = session.scalar(
@@ -156,7 +154,7 @@ def _gold_copy(source: StudyItemRow, kind: str, *, session: Session) -> StudyIte
         study_id=source.study_id,
         case_id=source.case_id,
         arm_id=source.arm_id,
-        status="pending",
+        status=ItemStatus.PENDING,
         output_text="",
         variant=(variant or 0) + 1,
         gold_kind=kind,
@@ -207,14 +205,11 @@ def list_studies(*, session: Session) -> list[Study]:
 
 
 def _item(row: StudyItemRow) -> StudyItem:
-    status: ItemStatus = "complete" if row.status == "complete" else "pending"
-    if row.status == "error":
-        status = "error"
     return StudyItem(
         row.id,
         row.case_id,
         row.arm_id,
-        status,
+        ItemStatus(row.status),  # the column's CHECK holds it to the vocabulary
         row.output_text,
         row.generation_id,
         row.error,
@@ -244,9 +239,9 @@ def complete_item(
     row = session.get(StudyItemRow, item_id)
     if row is None:
         raise ReviewError(f"条目 {item_id} 不存在", f"Item {item_id} does not exist")
-    if row.status == "complete":
+    if row.status == ItemStatus.COMPLETE:
         raise ReviewError("该条目已生成", "This item has already been generated")
-    row.status, row.output_text, row.error = "complete", text, None
+    row.status, row.output_text, row.error = ItemStatus.COMPLETE, text, None
     row.generation_id, row.generated_at = generation_id, _now()
     row.config = dict(config) if config is not None else None
     session.flush()
@@ -258,8 +253,8 @@ def fail_item(item_id: int, *, session: Session, error: str) -> StudyItem:
     row = session.get(StudyItemRow, item_id)
     if row is None:
         raise ReviewError(f"条目 {item_id} 不存在", f"Item {item_id} does not exist")
-    if row.status != "complete":
-        row.status, row.error = "error", error
+    if row.status != ItemStatus.COMPLETE:
+        row.status, row.error = ItemStatus.ERROR, error
         session.flush()
     return _item(row)
 
@@ -280,12 +275,12 @@ def study_progress(study_id: int, *, session: Session) -> StudyProgress:
         .where(StudyReviewerRow.study_id == study_id)
         .order_by(User.name)
     ).all()
-    design = study.design if study is not None else "scores"
+    design = study.design if study is not None else StudyDesign.SCORES
     judged = judgement_counts([r for r, _ in reviewers], design, session=session)
     return StudyProgress(
         items_total=sum(counts.values()),
-        items_complete=counts.get("complete", 0),
-        items_failed=counts.get("error", 0),
+        items_complete=counts.get(ItemStatus.COMPLETE, 0),
+        items_failed=counts.get(ItemStatus.ERROR, 0),
         reviewers=tuple(ReviewerProgress(name, *judged[r]) for r, name in reviewers),
     )
 
@@ -306,7 +301,9 @@ def mark_unblinded(study_id: int, *, session: Session, actor: str, reason: str) 
             "reason": reason,
             "verdicts": {r.reviewer: [r.done, r.total] for r in progress.reviewers},
         }
-        append_event(session=session, actor=actor, kind="study.unblinded_early", payload=payload)
+        append_event(
+            session=session, actor=actor, kind=EventKind.STUDY_UNBLINDED_EARLY, payload=payload
+        )
         session.flush()
     return get_study(study_id, session=session)
 
@@ -366,8 +363,8 @@ def latest_preferences(study_id: int, *, session: Session) -> list[Preference]:
         row = chosen.get((reviewer_id, position))
         if row is None or len(slots) != 2:
             continue
-        (a, name), (b, _) = slots["A"], slots["B"]
-        choice: Choice = "A" if row.choice == "A" else ("B" if row.choice == "B" else "tie")
+        (a, name), (b, _) = slots[Slot.A], slots[Slot.B]
+        choice = Choice(row.choice)  # the column's CHECK holds it to the vocabulary
         gold = a.gold_kind is not None or b.gold_kind is not None
         out.append(Preference(name, a.case_id, a.arm_id, b.arm_id, choice, gold))
     return out

@@ -27,10 +27,12 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from audit.models import Base
+from audit.vocabulary import Choice, GoldKind, ItemStatus, Slot, StudyDesign, one_of
 
 
 class StudyRow(Base):
     __tablename__ = "studies"
+    __table_args__ = (one_of("design", StudyDesign),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -39,7 +41,9 @@ class StudyRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
     unblinded_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     unblinded_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    design: Mapped[str] = mapped_column(String(16), default="scores", server_default="scores")
+    design: Mapped[str] = mapped_column(
+        String(16), default=StudyDesign.SCORES, server_default="scores"
+    )
     gold_per_reviewer: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
@@ -72,13 +76,15 @@ class StudyItemRow(Base):
     __tablename__ = "study_items"
     __table_args__ = (
         UniqueConstraint("case_id", "arm_id", "variant", name="uq_study_items_case_arm_variant"),
+        one_of("status", ItemStatus),
+        one_of("gold_kind", GoldKind),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     study_id: Mapped[int] = mapped_column(ForeignKey("studies.id"), index=True)
     case_id: Mapped[int] = mapped_column(ForeignKey("study_cases.id"))
     arm_id: Mapped[int] = mapped_column(ForeignKey("study_arms.id"))
-    status: Mapped[str] = mapped_column(String(16))  # pending | complete | error
+    status: Mapped[str] = mapped_column(String(16))  # ItemStatus
     output_text: Mapped[str] = mapped_column(Text, default="")
     generation_id: Mapped[int | None] = mapped_column(ForeignKey("generations.id"), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -103,13 +109,14 @@ class StudyAssignmentRow(Base):
     __tablename__ = "study_assignments"
     __table_args__ = (
         UniqueConstraint("study_reviewer_id", "item_id", name="uq_study_assignments_item"),
+        one_of("slot", Slot),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     study_reviewer_id: Mapped[int] = mapped_column(ForeignKey("study_reviewers.id"), index=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("study_items.id"))
     position: Mapped[int] = mapped_column(Integer)  # the case's place in this reviewer's queue
-    slot: Mapped[str] = mapped_column(String(1))  # "A" or "B"
+    slot: Mapped[str] = mapped_column(String(1))  # Slot
     token: Mapped[str] = mapped_column(String(64), unique=True)
 
 
@@ -143,6 +150,7 @@ class StudyPreferenceRow(Base):
         UniqueConstraint(
             "study_reviewer_id", "position", "revision", name="uq_study_preferences_revision"
         ),
+        one_of("choice", Choice),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -152,5 +160,5 @@ class StudyPreferenceRow(Base):
     supersedes_id: Mapped[int | None] = mapped_column(
         ForeignKey("study_preferences.id"), nullable=True, unique=True
     )
-    choice: Mapped[str] = mapped_column(String(3))  # "A" | "B" | "tie"
+    choice: Mapped[str] = mapped_column(String(3))  # Choice
     created_at: Mapped[datetime] = mapped_column(DateTime)

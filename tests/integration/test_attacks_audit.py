@@ -23,6 +23,7 @@ from audit import store, users
 from audit.spool import SPOOL_FILE, Spool
 from audit.spool import mac as spool_mac
 from audit.storable import REPLACEMENT
+from audit.vocabulary import EventKind
 from tests.conftest import app_context
 from tests.integration.test_account_coverage import _accounts, _faults
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
@@ -233,13 +234,16 @@ def test_nul_in_events_and_revisions_is_stored_alike(
     with db_session_factory.begin() as session:
         logged = store.log_generation(make_record(output_text="原文"), session=session)
         store.append_event(
-            session=session, actor="a\x00", kind="test.nul", payload={"k\x00": ["v\x00"]}
+            session=session,
+            actor="a\x00",
+            kind=EventKind.ENDPOINT_SWITCH,
+            payload={"k\x00": ["v\x00"]},
         )
     with db_session_factory.begin() as session:
         append_revision(logged.id, "改后\x00的文本", session=session, user_name="alice", base=0)
     with db_session_factory() as session:
         assert store.verify_chain(session=session).ok
-        event = store.list_events(session=session, kind="test.nul")[0]
+        event = store.list_events(session=session, kind=EventKind.ENDPOINT_SWITCH)[0]
         assert list_revisions(logged.id, session=session)[-1].text == f"改后{REPLACEMENT}的文本"
     assert event.actor == f"a{REPLACEMENT}" and event.payload == {
         f"k{REPLACEMENT}": [f"v{REPLACEMENT}"]

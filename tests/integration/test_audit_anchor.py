@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from audit import chain, store
 from audit.models import ChainHead, Event
+from audit.vocabulary import EventKind
 from tests.conftest import app_session
 from tests.integration.test_audit_faults import use_database
 from tests.integration.test_audit_store import make_record
@@ -50,7 +51,9 @@ def _write(n: int) -> None:
     for i in range(n):
         with app_session() as session:
             store.log_generation(make_record(output_text=f"草稿 {i}"), session=session)
-            store.append_event(session=session, actor="admin", kind="test", payload={"i": i})
+            store.append_event(
+                session=session, actor="admin", kind=EventKind.ENDPOINT_SWITCH, payload={"i": i}
+            )
 
 
 def _verify(env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -208,7 +211,9 @@ def test_a_unit_of_work_with_savepoints_is_anchored_once_as_a_whole(
     with app_session() as session:
         users.create_user("anchor-a", "drafter", "password-123456", session=session)
         with pytest.raises(RuntimeError), session.begin_nested():
-            store.append_event(session=session, actor="admin", kind="test", payload={})
+            store.append_event(
+                session=session, actor="admin", kind=EventKind.ENDPOINT_SWITCH, payload={}
+            )
             raise RuntimeError("rolled back to the savepoint")
         users.create_user("anchor-b", "drafter", "password-123456", session=session)
     _, checkpoints = _files()

@@ -16,6 +16,7 @@ from audit import chain, store
 from audit.db import all_metadata, current_revision, migrate
 from audit.domain import GenerationRecord
 from audit.models import Generation
+from audit.vocabulary import EventKind
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
@@ -223,7 +224,10 @@ def test_concurrent_writers_all_land(db_session_factory: sessionmaker[Session]) 
                     with db_session_factory.begin() as session:
                         store.search_generations(session=session, limit=1)
                         store.append_event(
-                            session=session, actor=f"w{index}", kind="test", payload={"n": n}
+                            session=session,
+                            actor=f"w{index}",
+                            kind=EventKind.ENDPOINT_SWITCH,
+                            payload={"n": n},
                         )
                 else:  # a plain session: BEGIN IMMEDIATE on SQLite
                     with db_session_factory() as session:

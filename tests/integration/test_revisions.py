@@ -16,6 +16,7 @@ from app.drafting import revisions
 from audit import revisions as revision_store
 from audit import store
 from audit.domain import User
+from audit.vocabulary import EventKind
 from tests.integration.test_audit_store import make_record
 
 pytestmark = pytest.mark.integration
@@ -59,7 +60,7 @@ def test_saving_appends_chained_numbered_revisions(
             base_revision=1,
             actor=ADMIN,
         )
-        store.append_event(session=session, actor="x", kind="k", payload={})
+        store.append_event(session=session, actor="x", kind=EventKind.ENDPOINT_SWITCH, payload={})
         session.commit()
     assert (first.number, second.number) == (1, 2)
     assert (first.user_name, second.user_name) == ("alice", "root")

@@ -1,0 +1,60 @@
+"""audit/vocabulary.py: the one home of the stored vocabularies. Members serialise as their
+stored text (so chain hashes do not change), and the models' CHECK constraints are the ones
+migration 0010 adds (Alembic's model comparison does not look at CHECK constraints)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from enum import StrEnum
+from pathlib import Path
+
+import pytest
+from sqlalchemy import CheckConstraint
+
+from audit import chain, vocabulary
+from audit.db import all_metadata
+
+ROOT = Path(__file__).resolve().parents[2]
+VOCABULARIES = [
+    v
+    for v in vars(vocabulary).values()
+    if isinstance(v, type) and issubclass(v, StrEnum) and v is not StrEnum
+]
+
+
+def _migration_0010() -> dict[tuple[str, str], list[str]]:
+    path = next((ROOT / "audit" / "migrations" / "versions").glob("0010_*.py"))
+    spec = importlib.util.spec_from_file_location("migration_0010", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ALLOWED  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("vocabulary_type", VOCABULARIES, ids=lambda v: v.__name__)
+def test_members_serialise_as_their_stored_text(vocabulary_type: type[StrEnum]) -> None:
+    for member in vocabulary_type:
+        assert str(member) == f"{member}" == member.value
+        assert json.dumps({member: [member]}) == json.dumps({member.value: [member.value]})
+        content = {"status": member}
+        assert chain.row_hash("t", content) == chain.row_hash("t", {"status": member.value})
+
+
+def test_models_checks_are_the_migrations() -> None:
+    found = {
+        (table.name, str(c.name).removeprefix(f"ck_{table.name}_")): str(c.sqltext)
+        for table in all_metadata().tables.values()
+        for c in table.constraints
+        if isinstance(c, CheckConstraint)
+    }
+    migrated = {
+        key: vocabulary.in_list(key[1], values) for key, values in _migration_0010().items()
+    }
+    assert found == migrated
+
+
+def test_one_of_names_the_constraint_after_its_column() -> None:
+    check = vocabulary.one_of("status", vocabulary.ItemStatus)
+    assert check.name == "status"
+    assert str(check.sqltext) == "status IN ('pending', 'complete', 'error')"
