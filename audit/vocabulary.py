@@ -44,14 +44,6 @@ class Role(StrEnum):
     ADMIN = "admin"
 
 
-class StudyStatus(StrEnum):
-    """Where a blind review study stands, derived from its items (not stored)."""
-
-    GENERATING = "generating"
-    REVIEWING = "reviewing"
-    COMPLETE = "complete"
-
-
 class StudyDesign(StrEnum):
     """What a study's reviewers are asked (studies.design)."""
 
