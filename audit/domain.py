@@ -47,6 +47,15 @@ class BilingualError(Exception):
         return self.bilingual.text(lang)
 
 
+def error_count(findings: object) -> int:
+    """How many of the stored findings (Finding.to_dict() dicts) are errors: the one count the
+    history list, a revision's save message and the revision table show. Anything that is not
+    a list of dicts counts none."""
+    if not isinstance(findings, list | tuple):
+        return 0
+    return sum(1 for f in findings if isinstance(f, dict) and f.get("severity") == "error")
+
+
 @dataclass(frozen=True)
 class GenerationRecord:
     """Everything about one generation that goes into the log. Values must be JSON-able.

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from audit import chain, store
-from audit.domain import BilingualError
+from audit.domain import BilingualError, error_count
 from audit.models import Generation
 from audit.revision_models import Revision
 
@@ -34,6 +34,11 @@ class StoredRevision:
     findings: tuple[Mapping[str, Any], ...]
     seq: int
     row_hash: str
+
+    @property
+    def error_count(self) -> int:
+        """How many of its findings are errors (audit.domain.error_count)."""
+        return error_count(self.findings)
 
 
 def _stored(row: Revision) -> StoredRevision:

@@ -25,6 +25,7 @@ from audit.domain import (
     GenerationSummary,
     LoggedGeneration,
     StoredGeneration,
+    error_count,
 )
 from audit.models import ChainHead, Event, Generation
 from audit.revision_models import Revision
@@ -200,8 +201,6 @@ def _filters(
 
 
 def _summary(row: Generation) -> GenerationSummary:
-    findings = row.findings if isinstance(row.findings, list) else []
-    errors = sum(1 for f in findings if isinstance(f, dict) and f.get("severity") == "error")
     return GenerationSummary(
         id=row.id,
         created_at=_aware(row.created_at),
@@ -213,7 +212,7 @@ def _summary(row: Generation) -> GenerationSummary:
         preview=row.output_text[:PREVIEW_CHARS],
         completion_tokens=row.completion_tokens,
         total_s=row.total_s,
-        error_count=errors,
+        error_count=error_count(row.findings),
     )
 
 

@@ -132,9 +132,13 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
     _bases()[gid] = (saved.number, text)
-    errors = sum(1 for f in saved.findings if f.get("severity") == "error")
     st.success(
-        tr("revisions.saved", number=saved.number, time=_when(saved.created_at), errors=errors)
+        tr(
+            "revisions.saved",
+            number=saved.number,
+            time=_when(saved.created_at),
+            errors=saved.error_count,
+        )
     )
     return saved
 
@@ -198,7 +202,7 @@ def _table(items: list[StoredRevision]) -> None:
             tr("revisions.col_time"): _when(r.created_at),
             tr("revisions.col_user"): r.user_name,
             tr("revisions.col_chars"): len(r.text),
-            tr("revisions.col_errors"): sum(1 for f in r.findings if f.get("severity") == "error"),
+            tr("revisions.col_errors"): r.error_count,
         }
         for r in items
     ]

@@ -18,7 +18,7 @@ from app.drafting.outcome import GenerationOutcome
 from app.drafting.recording import draft_notes, notes_of, to_record
 from app.outline.provenance import PartCounts, PartOrigin
 from app.outline.run import PartResult
-from audit.domain import GenerationRecord
+from audit.domain import GenerationRecord, error_count
 
 PROMPT = RenderedPrompt("t", "t", "1.0.0", "ab" * 32, "系统", "用户", {"a": "1"}, 42)
 PARTS = (
@@ -304,3 +304,18 @@ def test_a_logged_generation_reads_back_as_the_apps_types() -> None:
     )
     assert (stats.tokens_per_s, stats.acceptance_rate) == (7.5, 0.75)
     assert logged_prompt(record) == PROMPT  # the form's values as text
+
+
+@pytest.mark.parametrize(
+    ("findings", "errors"),
+    [
+        ([], 0),
+        ([{"severity": "error"}, {"severity": "warning"}, {"severity": "error"}], 2),
+        (({"severity": "error"},), 1),  # a revision keeps a tuple
+        ([{"severity": "error"}, "not a finding", None, {"code": "x"}], 1),
+        (None, 0),  # a row logged without findings
+        ({"severity": "error"}, 0),  # not a list of findings
+    ],
+)
+def test_error_count_is_one_count_of_the_stored_findings(findings: Any, errors: int) -> None:
+    assert error_count(findings) == errors
