@@ -286,3 +286,15 @@ def test_only_the_context_builders_read_the_settings() -> None:
         if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("get_settings")
     ]
     assert found == []
+
+
+def test_test_modules_have_unique_basenames() -> None:
+    """pytest (rootdir-relative imports, no __init__ in every folder) refuses two test modules
+    of the same file name at collection, which stops the whole run: each basename once."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(ROOT)} ~ {path.relative_to(ROOT)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, clashes
