@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
     from app.config import EndpointConfig
+    from app.context import Context
     from app.drafting.freeform import DraftRun
     from app.drafting.outcome import GenerationOutcome
     from app.drafting.outline_run import OutlineRun
@@ -148,12 +149,14 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     )
 
 
-def _record(outcome: GenerationOutcome, user_name: str) -> tuple[int | None, str]:
+def _record(
+    outcome: GenerationOutcome, user_name: str, ctx: Context, language: str
+) -> tuple[int | None, str]:
     """The audit log's id, or why the log was not written (the record then waits in the spool)."""
     from app.drafting.recording import keep
 
-    kept = keep(outcome, user_name=user_name, ctx=context())
-    return kept.generation_id, kept.problem.text(lang()) if kept.problem else ""
+    kept = keep(outcome, user_name=user_name, ctx=ctx)
+    return kept.generation_id, kept.problem.text(language) if kept.problem else ""
 
 
 @dataclass
@@ -173,7 +176,7 @@ class LiveDraft:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-def _result_of(live: LiveDraft, user_name: str) -> DraftResult:
+def _result_of(live: LiveDraft, user_name: str, ctx: Context, language: str) -> DraftResult:
     """The run's outcome (complete, stopped or error), written to the audit log. A run that
     cannot give its outcome (it never finished) is kept as stopped with the text that arrived."""
     try:
@@ -182,7 +185,7 @@ def _result_of(live: LiveDraft, user_name: str) -> DraftResult:
         from app.drafting.outcome import unfinished
 
         outcome = unfinished(live.run, live.text, exc)
-    gen_id, record_error = _record(outcome, user_name)
+    gen_id, record_error = _record(outcome, user_name, ctx, language)
     return DraftResult(
         live.request,
         outcome.context,
@@ -294,6 +297,9 @@ def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
     from app.drafting.service import endpoint_writing, start_draft
 
+    # who acts and in which language, read now: once Stop is pressed, Streamlit answers any
+    # read of session_state with its stop request, so the outcome is recorded without one
+    ctx, language = context(), lang()
     ready = _prepare(request)
     if ready is None:
         return
@@ -321,7 +327,7 @@ def stream(request: DraftRequest, user_name: str) -> None:
     try:
         _consume(live, status, box, findings_box, queued)
     finally:
-        live.result = _result_of(live, user_name)
+        live.result = _result_of(live, user_name, ctx, language)
         live.done.set()
     st.session_state[RESULT] = live.result
     st.session_state.pop(LIVE, None)
