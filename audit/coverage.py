@@ -9,7 +9,8 @@ appends a chained event (audit.store.append_event) whose payload carries
 `coverage_faults` compares each covered table with the newest digest the chain holds for
 each row: a row changed outside LexSpec (`UPDATE users SET role='admin'`, an edited verdict),
 added outside it, or deleted, is reported by table and id. Migration 0005 chained one
-baseline event covering the rows that existed before.
+baseline event covering the rows that existed before; 0011 chained another for the accounts
+when their credential version became covered.
 
 Before LexSpec chains an event about an existing row it calls `check_unchanged`: a row that
 differs from its newest chained digest (or that the chain has never covered) is refused with
@@ -37,11 +38,13 @@ COVERED: dict[str, Table] = {
 }
 # The columns each digest covers, named once (a migration that adds a column to one of these
 # tables does not silently change every digest; to cover it, add it here and chain a new
-# baseline, as migration 0005 does).
+# baseline, as migrations 0005 and 0011 do).
 COVERED_COLUMNS: dict[str, tuple[str, ...]] = {
     "users": (
         "id", "name", "name_key", "role", "password_hash", "must_change_password",
         "created_at", "password_changed_at", "disabled",
+        # since migration 0011 (its baseline): a lowered version would revive ended sessions
+        "credential_version",
     ),
     "study_verdicts": (
         "id", "assignment_id", "revision", "supersedes_id", "citation", "structure",

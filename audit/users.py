@@ -1,12 +1,13 @@
 """User accounts: argon2 password hashes, roles, the first-run admin.
 
-Every account change (creation, role, disabling, password) is appended to the audit chain
-as an event that carries the digest of the account row after it (audit.coverage), so a
-change made directly in the database is caught by `lexspec audit verify`; an account that
-differs from its last chained digest is neither changed nor signed in (AccountChanged), so
-no later event absorbs the difference. Authentication
-costs one argon2 verification whether or not the user exists, so response time
-does not reveal which names are registered.
+Every account change (creation, role, disabling, password, signing out, which raises the
+credential version) is appended to the audit chain as an event that carries the digest of
+the account row after it (audit.coverage), so a change made directly in the database is
+caught by `lexspec audit verify`; an account that differs from its last chained digest is
+neither signed in nor changed (AccountChanged), so no later event absorbs the difference;
+only signing out still ends its sessions, unchained. Authentication costs one argon2
+verification whether or not the user exists, so response time does not reveal which names
+are registered.
 """
 
 from __future__ import annotations
@@ -296,12 +297,19 @@ def _end_sessions(row: UserRow) -> None:
 
 
 def end_sessions(user_id: int, *, session: Session) -> User | None:
-    """Sign the account out everywhere (its open browser sessions and session tokens)."""
+    """Sign the account out everywhere (its open browser sessions and session tokens), acting
+    as its user. The raised version is chained (audit.coverage: lowering it in the database
+    would revive the ended sessions), except on an account changed outside LexSpec: its
+    sessions still end, but no event absorbs the outside change (verify keeps reporting it)."""
     row = session.get(UserRow, user_id)
     if row is None:
         return None
+    outside = changed_outside(user_id, session=session)
     _end_sessions(row)
-    session.flush()
+    if outside:
+        session.flush()
+    else:
+        _chain(row, EventKind.USER_SIGNED_OUT, session=session, actor=row.name)
     return _domain(row)
 
 

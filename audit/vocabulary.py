@@ -5,7 +5,7 @@ A member is a `str` whose value is the stored text, so rows, JSON payloads and c
 hold the same bytes as before the enums (json.dumps(GenerationStatus.COMPLETE) is
 '"complete"'). The models build a CHECK constraint from each enum (`one_of`), so the
 database refuses a value outside the vocabulary too; adding a member therefore takes a
-migration that widens the constraint (as 0010 added them).
+migration that widens the constraint (as 0010 added them and 0011 widened the event kinds).
 
 The lowest layer (audit/) holds it, so the record and the app share one definition;
 app.domain re-exports what app code uses.
@@ -94,7 +94,7 @@ class ClauseStatus(StrEnum):
 class EventKind(StrEnum):
     """What a chained audit event records (audit_events.kind): every kind LexSpec appends."""
 
-    COVERAGE_BASELINE = "audit.coverage_baseline"  # migration 0005, once
+    COVERAGE_BASELINE = "audit.coverage_baseline"  # migrations 0005 and 0011, once each
     ENDPOINT_SWITCH = "endpoint.switch"
     OUTPUT_APPROVED = "output.approved"
     REVIEW_VERDICT = "review.verdict"
@@ -107,6 +107,7 @@ class EventKind(StrEnum):
     USER_DISABLED = "user.disabled"
     USER_ENABLED = "user.enabled"
     USER_ROLE_CHANGED = "user.role_changed"
+    USER_SIGNED_OUT = "user.signed_out"  # from migration 0011
     CLAUSE_PROPOSED = "clause.proposed"
     CLAUSE_APPROVED = "clause.approved"
     CLAUSE_REJECTED = "clause.rejected"

@@ -6,8 +6,9 @@ key kept in a file (0600, created on first start; `Settings.session_key_file`). 
 when the signature is wrong, when it is older than the idle limit (`Settings.session_idle_hours`;
 the page re-issues it while the user works), and when the account changed since it was issued:
 disabled, deleted, a password change or reset, signing out (each raises the account's
-credential version, audit.users) or another role. No streamlit here; app/pages/session_gate.py
-keeps the token in a cookie and calls these on every page run.
+credential version, audit.users), another role, or (for a reload) the account row changed
+outside LexSpec (the chain covers the credential version, audit.coverage). No streamlit here;
+app/pages/session_gate.py keeps the token in a cookie and calls these on every page run.
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ def recheck(
 
 
 def restore(token: str, *, key: bytes, now: float, idle_s: float, session: Session) -> Checked:
-    """The user a reload's token names, if it is ours, fresh and the account unchanged since."""
+    """The user a reload's token names, if it is ours, fresh and the account unchanged since,
+    and not changed outside LexSpec (a reload signs in again, and sign-in refuses such an
+    account: a credential version lowered in the database must not revive a token)."""
     claims = read(token, key=key)
     if claims is None:
         return Checked(None, "invalid")
@@ -127,7 +130,7 @@ def restore(token: str, *, key: bytes, now: float, idle_s: float, session: Sessi
     current = _account(claims.user_id, claims.credential_version, session=session)
     if isinstance(current, str):
         return Checked(None, current)
-    if current.role != claims.role:
+    if current.role != claims.role or users.changed_outside(current.id, session=session):
         return Checked(None, "credentials")
     return Checked(current)
 

@@ -2,7 +2,9 @@
 
 Issue: `UPDATE users SET role='admin'` passed `lexspec audit verify`. Every account change and
 every verdict now appends a chained event carrying the row's digest (audit.coverage), and
-verify reports any row changed, added or deleted outside LexSpec by table and id.
+verify reports any row changed, added or deleted outside LexSpec by table and id. Signing out
+is chained too, and the digest covers the credential version (migration 0011), so a version
+lowered to revive a session is reported.
 """
 
 from __future__ import annotations
@@ -12,13 +14,24 @@ from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.studies import blinding as review_blind
-from audit import store, users
-from audit.db import make_engine, make_session_factory, migrate
+from audit import chain, store, users
+from audit.coverage import covers
+from audit.db import (
+    alembic_config,
+    current_revision,
+    head_revision,
+    make_engine,
+    make_session_factory,
+    migrate,
+)
 from audit.domain import ChainFault
+from audit.models import User as UserRow
+from audit.vocabulary import EventKind
 from tests.integration.test_review_store import _generated_study, _verdict
 from tests.servers import run_lexspec
 
@@ -64,6 +77,22 @@ def test_every_account_change_is_a_chained_event(db_session_factory: sessionmake
         "user.password_changed",
     ]
     assert set(covered) == {"users"}
+    assert _faults(db_session_factory) == []
+
+
+def test_signing_out_is_a_chained_event(db_session_factory: sessionmaker[Session]) -> None:
+    """Sign-out raises the credential version (audit.users.end_sessions) and chains it, acting
+    as the user, so verify stays clean and a lowered version would be reported."""
+    with db_session_factory.begin() as session:
+        dana = users.create_user("dana", "drafter", PASSWORD, session=session, actor="root")
+    with db_session_factory.begin() as session:
+        signed_out = users.end_sessions(dana.id, session=session)
+    assert signed_out is not None and signed_out.credential_version == 1
+    with db_session_factory() as session:
+        event = store.list_events(session=session)[0]
+        (entry,) = event.payload["covers"]
+        assert (event.kind, event.actor) == ("user.signed_out", "dana")
+        assert entry == covers("users", dana.id, session=session)
     assert _faults(db_session_factory) == []
 
 
@@ -184,13 +213,110 @@ def test_covered_columns_name_real_columns_the_same_in_the_migration() -> None:
 
     from audit.coverage import COVERED, COVERED_COLUMNS
 
-    migration = importlib.import_module("audit.migrations.versions.0005_trust")
-    for name, columns in migration.COVERED_COLUMNS.items():
+    # each table's columns as the newest baseline froze them (0011 added the credential version)
+    frozen = {}
+    for module in ("0005_trust", "0011_credential_coverage"):
+        migration = importlib.import_module(f"audit.migrations.versions.{module}")
+        frozen.update(migration.COVERED_COLUMNS)
+    for name, columns in frozen.items():
         assert COVERED_COLUMNS[name] == columns, name
     # tables covered since: created empty by a later migration, so no baseline is owed
-    assert set(COVERED_COLUMNS) - set(migration.COVERED_COLUMNS) == {
+    assert set(COVERED_COLUMNS) - set(frozen) == {
         "study_preferences",
         "firm_clauses",
     }
     for name, table in COVERED.items():
         assert set(COVERED_COLUMNS[name]) <= {c.key for c in table.columns}, name
+
+
+# the account columns a digest covered at revision 0010 (frozen in migration 0011)
+COLUMNS_0010 = (
+    "id", "name", "name_key", "role", "password_hash", "must_change_password", "created_at",
+    "password_changed_at", "disabled",
+)  # fmt: skip
+
+
+def _accounts_at_0010(engine: Engine) -> None:
+    """Three accounts as LexSpec at revision 0010 left them: each chained with the digest of
+    the columns covered then; carol signed out (her version raised, unchained, as then); eve's
+    role then changed outside LexSpec (her row differs from her digest)."""
+    with engine.begin() as conn:
+        for name, version in (("root", 0), ("carol", 2), ("eve", 0)):
+            conn.execute(
+                text(
+                    "INSERT INTO users (name, name_key, role, password_hash, must_change_password,"
+                    " created_at, disabled, credential_version) VALUES"
+                    " (:n, :n, 'drafter', 'x', false, :t, false, :v)"
+                ),
+                {"n": name, "t": datetime(2026, 11, 1, 9, 0, 0, 654321), "v": version},
+            )
+    factory = make_session_factory(engine)
+    with factory.begin() as session:
+        for row in session.execute(select(UserRow.__table__).order_by(UserRow.id)):
+            values = {c: row._mapping[c] for c in COLUMNS_0010}
+            entry = {"table": "users", "id": row.id, "digest": chain.row_hash("users", values)}
+            payload = {"name": row.name, "covers": [entry]}
+            store.append_event(
+                session=session, actor="root", kind=EventKind.USER_CREATED, payload=payload
+            )
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE users SET role = 'admin' WHERE name = 'eve'"))
+
+
+def test_migration_0011_covers_the_credential_version_of_accounts_that_existed_before(
+    db_url: str,
+) -> None:
+    """A database at 0010 upgrades to verify clean under the new column list, but for the
+    account changed outside LexSpec before it, which the baseline does not absorb."""
+    engine = make_engine(db_url)
+    migrate(engine, "0010")
+    _accounts_at_0010(engine)
+    migrate(engine)
+    factory = make_session_factory(engine)
+    try:
+        with factory() as session:
+            baseline = store.list_events(session=session)[0]
+            ids = dict(session.execute(text("SELECT name, id FROM users")).all())
+        assert (baseline.kind, baseline.actor) == ("audit.coverage_baseline", "migration 0011")
+        assert [e["id"] for e in baseline.payload["covers"]] == [ids["root"], ids["carol"]]
+        assert [(f.table, f.id) for f in _faults(factory)] == [("users", ids["eve"])]
+        with engine.begin() as conn:  # the version is covered now
+            conn.execute(text("UPDATE users SET credential_version = 1 WHERE name = 'carol'"))
+        faults = [(f.table, f.id) for f in _faults(factory)]
+        assert faults == [("users", ids["carol"]), ("users", ids["eve"])]
+    finally:
+        engine.dispose()
+
+
+def _downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
+    with engine.begin() as connection:
+        command.downgrade(alembic_config(connection), revision)
+
+
+def test_migration_0011_downgrades_unless_a_sign_out_is_chained(db_url: str) -> None:
+    """Downgrade narrows the kinds again and re-baselines with the old columns; a chained
+    sign-out (a kind 0010 does not allow, and never removed) stops it before any change."""
+    engine = make_engine(db_url)
+    migrate(engine, "0010")
+    _accounts_at_0010(engine)
+    migrate(engine)
+    factory = make_session_factory(engine)
+    try:
+        _downgrade(engine, "0010")
+        assert current_revision(engine) == "0010"
+        with pytest.raises(IntegrityError), factory.begin() as session:
+            store.append_event(
+                session=session, actor="x", kind=EventKind.USER_SIGNED_OUT, payload={}
+            )
+        migrate(engine)
+        with factory.begin() as session:
+            root = session.scalar(text("SELECT id FROM users WHERE name = 'root'"))
+            users.end_sessions(root, session=session)
+        with pytest.raises(RuntimeError, match="user.signed_out"):
+            _downgrade(engine, "0010")
+        assert current_revision(engine) == head_revision()
+        assert [f.table for f in _faults(factory)] == ["users"]  # eve, as before
+    finally:
+        engine.dispose()

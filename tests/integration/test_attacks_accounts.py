@@ -3,7 +3,8 @@
 Each test names the attack and what must hold. Already standing elsewhere, not repeated
 here: a forged or role-edited sign-in token, one signed with another key, and a token
 replayed after sign-out, disable, a password reset or a role change (tests/integration/
-test_sessions.py); 20 concurrent wrong passwords (test_sign_in_throttle.py).
+test_sessions.py); 20 concurrent wrong passwords (test_sign_in_throttle.py); the chained
+sign-out and the baseline of migration 0011 (test_account_coverage.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import accounts
 from app.accounts import sessions
-from audit import users
+from audit import store, users
 from tests.integration.test_pages_apptest import app_env, make_user, page_as
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
@@ -47,6 +48,60 @@ def test_attack_db_promotion_ends_the_live_session_and_the_token(
     with db_session_factory() as session, pytest.raises(accounts.SignInError) as refused:
         accounts.sign_in("dana", PASSWORD, session=session)
     assert "changed outside LexSpec" in refused.value.message_en
+
+
+def _uncovered(factory: sessionmaker[Session]) -> list[tuple[str, int]]:
+    with factory() as session:
+        report = store.verify_chain(session=session)
+    assert report.first_bad is None  # the chain itself is intact
+    return [(f.table, f.id) for f in report.uncovered]
+
+
+def test_attack_db_lowered_credential_version_revives_no_token(
+    db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    """Database attacker: after dana signs out, `UPDATE users SET credential_version =
+    credential_version - 1` to bring her old token back. Must hold: `lexspec audit verify`
+    reports her account, and the token made before the sign-out still does not restore."""
+    with db_session_factory.begin() as session:
+        dana = users.create_user("dana", "drafter", PASSWORD, session=session)
+    token = sessions.issue(dana, key=KEY, now=NOW)
+    with db_session_factory.begin() as session:
+        sessions.end_everywhere(dana, session=session)
+    assert _uncovered(db_session_factory) == []
+    with db_engine.begin() as conn:
+        conn.execute(
+            text("UPDATE users SET credential_version = credential_version - 1 WHERE id = :id"),
+            {"id": dana.id},
+        )
+    with db_session_factory() as session:
+        assert users.get_user_by_id(dana.id, session=session) == dana  # the version is back
+        restored = sessions.restore(token, key=KEY, now=NOW + 60, idle_s=IDLE, session=session)
+    assert restored == sessions.Checked(None, "credentials")
+    assert _uncovered(db_session_factory) == [("users", dana.id)]
+
+
+def test_sign_out_of_an_account_changed_outside_still_ends_its_sessions(
+    db_engine: Engine, db_session_factory: sessionmaker[Session]
+) -> None:
+    """Database attacker: the password hash of a signed-in drafter is replaced in the database;
+    she signs out. Must hold: her sessions end all the same, no event is chained about the
+    row (its digest never absorbs the change) and verify keeps reporting it."""
+    with db_session_factory.begin() as session:
+        dana = users.create_user("dana", "drafter", PASSWORD, session=session)
+    token = sessions.issue(dana, key=KEY, now=NOW)
+    with db_engine.begin() as conn:
+        conn.execute(text("UPDATE users SET password_hash = 'x' WHERE id = :id"), {"id": dana.id})
+    with db_session_factory() as session:
+        events = len(store.list_events(session=session))
+    with db_session_factory.begin() as session:
+        sessions.end_everywhere(dana, session=session)
+    with db_session_factory() as session:
+        live = sessions.recheck(dana, last_seen=NOW, now=NOW + 60, idle_s=IDLE, session=session)
+        restored = sessions.restore(token, key=KEY, now=NOW + 60, idle_s=IDLE, session=session)
+        assert len(store.list_events(session=session)) == events
+    assert live == restored == sessions.Checked(None, "credentials")
+    assert _uncovered(db_session_factory) == [("users", dana.id)]
 
 
 def test_a_promotion_by_an_admin_still_applies_at_once(

@@ -1,6 +1,7 @@
-"""The vocabularies as CHECK constraints (audit.vocabulary, migration 0010): the database
-refuses a value outside a vocabulary, on every backend; a database made at the previous head,
-with rows in it, upgrades without any chained row or covered digest changing."""
+"""The vocabularies as CHECK constraints (audit.vocabulary; added by migration 0010, the event
+kinds widened by 0011): the database refuses a value outside a vocabulary and takes every
+value in it, on every backend; a database made before 0010, with rows in it, upgrades without
+any chained row or covered digest changing."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from tests.integration.test_audit_store import make_record
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 
-PREVIOUS_HEAD = "0009"
+BEFORE_CHECKS = "0009"  # the revision before 0010 added the constraints
 # every column that holds a vocabulary, and a value outside it
 CONSTRAINED = {
     ("users", "role"): "superuser",
@@ -114,9 +115,9 @@ def _verify(factory: sessionmaker[Session]) -> Any:
 
 @pytest.fixture
 def old_engine(db_url: str) -> Any:
-    """An engine on a database migrated only to the previous head."""
+    """An engine on a database migrated only to the revision before the constraints."""
     engine = make_engine(db_url)
-    migrate(engine, PREVIOUS_HEAD)
+    migrate(engine, BEFORE_CHECKS)
     yield engine
     engine.dispose()
 
@@ -145,7 +146,17 @@ def test_append_event_with_an_unknown_kind_is_refused(
         store.append_event(session=session, actor="x", kind="made.up", payload={})  # type: ignore[arg-type]
 
 
-def test_upgrade_from_the_previous_head_keeps_rows_and_hashes(old_engine: Engine) -> None:
+def test_every_event_kind_is_taken_at_head(db_session_factory: sessionmaker[Session]) -> None:
+    """The kind CHECK the newest migration set allows every EventKind (0011: user.signed_out)."""
+    with db_session_factory.begin() as session:
+        for kind in EventKind:
+            store.append_event(session=session, actor="x", kind=kind, payload={})
+    with db_session_factory() as session:
+        kinds = [e.kind for e in reversed(store.list_events(session=session))]
+    assert kinds == list(EventKind)
+
+
+def test_upgrade_from_before_the_checks_keeps_rows_and_hashes(old_engine: Engine) -> None:
     factory = make_session_factory(old_engine)
     _seed(factory)
     before, verified = _hashes(old_engine), _verify(factory)
@@ -180,13 +191,13 @@ def test_upgrade_reads_unknown_design_and_item_status_as_the_code_did(old_engine
 
 def test_upgrade_refuses_an_edited_chained_value_and_changes_nothing(old_engine: Engine) -> None:
     """A role, status or kind outside the vocabulary was written outside LexSpec: the migration
-    names it and stops at the previous head, leaving the evidence for `lexspec audit verify`."""
+    names it and stops before 0010, leaving the evidence for `lexspec audit verify`."""
     _seed(make_session_factory(old_engine))
     with old_engine.begin() as conn:
         conn.execute(text("UPDATE users SET role = 'superuser' WHERE name = 'rita'"))
     with pytest.raises(RuntimeError, match=r"users\.role id \d+: 'superuser'"):
         migrate(old_engine)
-    assert current_revision(old_engine) == PREVIOUS_HEAD
+    assert current_revision(old_engine) == BEFORE_CHECKS
     with old_engine.connect() as conn:
         assert conn.execute(sa.text("SELECT role FROM users WHERE name = 'rita'")).scalar() == (
             "superuser"

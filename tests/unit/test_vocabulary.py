@@ -1,6 +1,7 @@
 """audit/vocabulary.py: the one home of the stored vocabularies. Members serialise as their
 stored text (so chain hashes do not change), and the models' CHECK constraints are the ones
-migration 0010 adds (Alembic's model comparison does not look at CHECK constraints)."""
+the migrations set, as the newest to set each froze it (0010 added them; Alembic's model
+comparison does not look at CHECK constraints)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,17 @@ VOCABULARIES = [
 ]
 
 
-def _migration_0010() -> dict[tuple[str, str], list[str]]:
-    path = next((ROOT / "audit" / "migrations" / "versions").glob("0010_*.py"))
-    spec = importlib.util.spec_from_file_location("migration_0010", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ALLOWED  # type: ignore[no-any-return]
+def _migrated_checks() -> dict[tuple[str, str], list[str]]:
+    """Each constrained column's allowed values as the newest migration that sets them froze
+    them (0010 added the constraints; a later one widens a vocabulary, as 0011 the kinds)."""
+    allowed: dict[tuple[str, str], list[str]] = {}
+    for path in sorted((ROOT / "audit" / "migrations" / "versions").glob("0*.py")):
+        spec = importlib.util.spec_from_file_location(f"migration_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        allowed.update(getattr(module, "ALLOWED", {}))
+    return allowed
 
 
 @pytest.mark.parametrize("vocabulary_type", VOCABULARIES, ids=lambda v: v.__name__)
@@ -49,7 +54,7 @@ def test_models_checks_are_the_migrations() -> None:
         if isinstance(c, CheckConstraint)
     }
     migrated = {
-        key: vocabulary.in_list(key[1], values) for key, values in _migration_0010().items()
+        key: vocabulary.in_list(key[1], values) for key, values in _migrated_checks().items()
     }
     assert found == migrated
 
