@@ -158,7 +158,7 @@ def test_unreachable_database_spools_then_replays_in_order(
     else:  # PostgreSQL is away (nothing listens on the port)
         use_database(closed_port_url(db_url), monkeypatch)
     first = keep(outcome("第一份"), user_name="alice", ctx=app_context())  # as `lexspec draft` does
-    second_id, page_message = page_record(outcome("第二份"), "alice")  # as the drafting page does
+    second_id, page_message = page_record(outcome("第二份"), "alice", app_context(), "zh")  # page
     assert first.generation_id is None and first.spooled and second_id is None
     assert first.problem is not None and "spool" in first.problem.text("en")
     assert "未能写入审计日志" in page_message and "暂存" in page_message

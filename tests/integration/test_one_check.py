@@ -155,7 +155,7 @@ def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) ->
     run = stream_draft(FakeClient(["【适用情形】\n"]), context, endpoint_name="embedded")
     request = DraftRequest(doc.id, "T", dict(context.values), context.params, "embedded")
     live = LiveDraft(request, run, text="【适用情形】\n一、")  # never iterated to its end
-    result = _result_of(live, "alice")
+    result = _result_of(live, "alice", app_context(), "zh")
     assert result.status == "stopped" and result.generation_id is not None
     with app_session() as session:
         stored = get_generation(result.generation_id, session=session)
