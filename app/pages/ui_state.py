@@ -116,8 +116,12 @@ def chosen_endpoint() -> str:
 
 @contextmanager
 def db_session() -> Iterator[Session]:
-    """One unit of work on the installation's database (migrated on first use)."""
-    with context().session() as session:
+    """One unit of work on the installation's database (migrated on first use). It does not
+    read the signed-in user, so it also works where session_state cannot be read (a run's
+    `finally` after Stop)."""
+    from app.database import get_session_factory, session_scope
+
+    with session_scope(get_session_factory(settings())) as session:
         yield session
 
 
@@ -153,7 +157,9 @@ def require_user(*roles: Role) -> User:
 
 def session_factory() -> sessionmaker[Session]:
     """The app's session factory, for services that open one short transaction per step."""
-    return context().session_factory
+    from app.database import get_session_factory
+
+    return get_session_factory(settings())
 
 
 @st.cache_resource(show_spinner=False)
