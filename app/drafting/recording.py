@@ -133,7 +133,7 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
     rendered, stats, params = outcome.rendered, outcome.stats, outcome.params
     params_dict: dict[str, Any] = asdict(params)
     params_dict["stop"] = list(params.stop)
-    params_dict["draft"] = draft_notes(outcome)
+    params_dict["draft"] = notes_of(outcome).to_dict()
     return GenerationRecord(
         user_name=user_name,
         doc_type=rendered.doc_type,
@@ -173,8 +173,3 @@ def notes_of(outcome: GenerationOutcome) -> DraftNotes:
         provenance=outcome.provenance,
         counts=outcome.counts if outcome.provenance else None,
     )
-
-
-def draft_notes(outcome: GenerationOutcome) -> dict[str, object]:
-    """`params["draft"]` of the outcome's record: its notes as JSON."""
-    return notes_of(outcome).to_dict()

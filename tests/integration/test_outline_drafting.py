@@ -14,7 +14,7 @@ import pytest
 
 from app.config import EndpointConfig
 from app.drafting.context import prepare
-from app.drafting.recording import draft_notes
+from app.drafting.recording import notes_of
 from app.drafting.service import run_to_end, start_draft
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back
@@ -92,7 +92,7 @@ def _every_part_passes_the_gates_or_falls_back(run, prepared, outcome) -> None: 
             assert all(g in MESSAGES or g == "no_text" for g in origin.gates), origin
             assert text == step.clause.text
             assert (origin.clause, origin.version) == (step.clause.id, step.clause.version)
-    notes = draft_notes(outcome)
+    notes = notes_of(outcome).to_dict()
     assert [p["source"] for p in notes["provenance"]] == [o.source for o in outcome.provenance]
     fallen = sum(1 for o in outcome.provenance if o.gates)
     assert parts_fallen_back(outcome.marks) == fallen

@@ -15,7 +15,7 @@ from app.drafting.context import checking_context
 from app.drafting.logged import logged_prompt, logged_stats, stored_findings
 from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
-from app.drafting.recording import draft_notes, notes_of, to_record
+from app.drafting.recording import notes_of, to_record
 from app.outline.provenance import PartCounts, PartOrigin
 from app.outline.run import PartResult
 from audit.domain import GenerationRecord, error_count
@@ -140,7 +140,7 @@ def _json(value: object) -> str:
 
 def test_the_notes_written_are_todays_json_byte_for_byte() -> None:
     outcome = _outcome()
-    assert draft_notes(outcome) == TODAY
+    assert notes_of(outcome).to_dict() == TODAY
     assert _json(to_record(outcome, user_name="u").params["draft"]) == _json(TODAY)
 
 
@@ -160,12 +160,12 @@ def test_the_notes_written_are_todays_json_byte_for_byte() -> None:
     ],
 )
 def test_what_is_empty_is_left_out_as_before(changes: dict[str, Any], expected: object) -> None:
-    assert _json(draft_notes(_outcome(**changes))) == _json(expected)
+    assert _json(notes_of(_outcome(**changes)).to_dict()) == _json(expected)
 
 
 def test_the_notes_read_back_are_the_notes_written() -> None:
     outcome = _outcome()
-    notes = DraftNotes.from_dict(draft_notes(outcome))
+    notes = DraftNotes.from_dict(notes_of(outcome).to_dict())
     assert notes == notes_of(outcome)
     assert notes.provenance == PROVENANCE
     assert notes.counts == PartCounts(model=1, fell_back=1, truncated=1)
