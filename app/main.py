@@ -11,12 +11,12 @@ import streamlit as st
 from app.domain import Role
 from app.i18n import LANGUAGES
 from app.pages import (
+    blind_review,
     draft,
     history,
     monitor,
     my_reviews,
     results,
-    review,
     session_gate,
     sign_in,
     studies,
@@ -62,7 +62,7 @@ PAGES = (
         (Role.DRAFTER, Role.ADMIN),
     ),
     PageSpec(
-        review.render,
+        blind_review.render,
         "nav.review",
         ":material/balance:",
         "blind-review",

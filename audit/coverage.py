@@ -55,7 +55,7 @@ COVERED_COLUMNS: dict[str, tuple[str, ...]] = {
         "id", "study_reviewer_id", "position", "revision", "supersedes_id", "choice",
         "created_at",
     ),
-    # the firm's clause library, created empty by migration 0009 (app/review/precedents.py)
+    # the firm's clause library, created empty by migration 0009 (app/precedents/firm_clauses.py)
     "firm_clauses": (
         "id", "doc_type", "clause_id", "part", "text", "when", "cites", "author", "status",
         "version", "proposed_by", "proposed_at", "source_revision_id", "decided_by",

@@ -132,7 +132,7 @@ def _report_spool(ctx: Context) -> bool:
 
 def cmd_audit_verify(args: argparse.Namespace, ctx: Context) -> int:
     from app.database.verify import verify_all
-    from app.review.precedents import published_faults
+    from app.precedents.firm_clauses import published_faults
     from audit.anchor import parse
 
     kept = [parse(line) for line in args.checkpoint]

@@ -1,5 +1,5 @@
 """`lexspec clauses ...`: the document types' clause libraries, shipped
-(prompts/<type>/clauses.yaml) and the firm's own (app/review/precedents.py).
+(prompts/<type>/clauses.yaml) and the firm's own (app/precedents/firm_clauses.py).
 
 `check` loads every type's clauses with their checks (placeholders, conditions, citations
 against the statute texts, figures) and prints one line per refused clause, naming it; exit 2
@@ -169,7 +169,7 @@ def _guarded(
     def run(args: argparse.Namespace, ctx: Context) -> int:
         from app.accounts import PermissionDenied
         from app.outline.clauses import ClauseFileError
-        from app.review.precedents import PrecedentError
+        from app.precedents.firm_clauses import PrecedentError
 
         try:
             return handler(args, ctx)
@@ -191,13 +191,13 @@ def _actor(name: str, session: Session) -> User:
 
 
 def handle_propose(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     settings = ctx.settings
     refused = 0
     with ctx.session() as session:
         actor = _actor(args.actor, session)
-        found = precedents.candidates(
+        found = firm_clauses.candidates(
             args.revision, settings=settings, session=session, actor=actor
         )
         if not found:
@@ -205,8 +205,8 @@ def handle_propose(args: argparse.Namespace, ctx: Context) -> int:
         for cand in found:
             draft = cand.draft(actor.name, settings=settings, placeholders=not args.keep_values)
             try:
-                row = precedents.propose(draft, settings=settings, session=session, actor=actor)
-            except precedents.PrecedentError as exc:  # refused, or this part proposed already
+                row = firm_clauses.propose(draft, settings=settings, session=session, actor=actor)
+            except firm_clauses.PrecedentError as exc:  # refused, or this part proposed already
                 refused += 1
                 print(cli_text("cli.clauses.failed", detail=describe(exc)), file=sys.stderr)
                 continue
@@ -230,10 +230,10 @@ def handle_propose(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def handle_pending(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     with ctx.session() as session:
-        rows = precedents.pending(session=session, doc_type=args.doc_type)
+        rows = firm_clauses.pending(session=session, doc_type=args.doc_type)
     for r in rows:
         print(cli_text("cli.clauses.pending_line", id=r.id, type=r.doc_type, clause=r.clause_id,
                        part=r.part, user=r.proposed_by, revision=r.source_revision_id or "-"))  # fmt: skip
@@ -242,11 +242,11 @@ def handle_pending(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def handle_approve(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     with ctx.session() as session:
         actor = _actor(args.actor, session)
-        row = precedents.approve(args.id, settings=ctx.settings, session=session, actor=actor)
+        row = firm_clauses.approve(args.id, settings=ctx.settings, session=session, actor=actor)
     print(
         cli_text(
             "cli.clauses.approved",
@@ -260,22 +260,22 @@ def handle_approve(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def handle_reject(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     with ctx.session() as session:
         actor = _actor(args.actor, session)
-        row = precedents.reject(args.id, note=args.note, session=session, actor=actor)
+        row = firm_clauses.reject(args.id, note=args.note, session=session, actor=actor)
     print(cli_text("cli.clauses.rejected", id=row.id, clause=row.clause_id))
     return 0
 
 
 def handle_export(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
-    precedents.type_library(args.doc_type, ctx.settings)  # an unknown type: one line, exit 2
+    firm_clauses.type_library(args.doc_type, ctx.settings)  # an unknown type: one line, exit 2
     with ctx.session() as session:
-        text = precedents.library_yaml(args.doc_type, session=session)
-        count = len(precedents.current_versions(args.doc_type, session=session))
+        text = firm_clauses.library_yaml(args.doc_type, session=session)
+        count = len(firm_clauses.current_versions(args.doc_type, session=session))
     args.file.write_text(text, encoding="utf-8")
     print(cli_text("cli.clauses.exported", count=count, path=args.file))
     return 0
@@ -283,30 +283,30 @@ def handle_export(args: argparse.Namespace, ctx: Context) -> int:
 
 def handle_publish(args: argparse.Namespace, ctx: Context) -> int:
     from app.database import get_engine
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     settings = ctx.settings
     if args.doc_type is not None:
-        precedents.type_library(args.doc_type, settings)  # an unknown type: one line, exit 2
+        firm_clauses.type_library(args.doc_type, settings)  # an unknown type: one line, exit 2
         chosen = [args.doc_type]
     else:
         with ctx.session() as session:
-            chosen = precedents.published_types(settings=settings, session=session)
+            chosen = firm_clauses.published_types(settings=settings, session=session)
     for doc_type in chosen:
-        path = precedents.publish(doc_type, settings=settings, bind=get_engine(settings))
+        path = firm_clauses.publish(doc_type, settings=settings, bind=get_engine(settings))
         with ctx.session() as session:
-            count = len(precedents.current_versions(doc_type, session=session))
+            count = len(firm_clauses.current_versions(doc_type, session=session))
         print(cli_text("cli.clauses.published", count=count, type=doc_type, path=path))
     return 0
 
 
 def handle_import(args: argparse.Namespace, ctx: Context) -> int:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     source = args.file.read_text(encoding="utf-8")
     with ctx.session() as session:
         actor = _actor(args.actor, session)
-        done = precedents.import_yaml(
+        done = firm_clauses.import_yaml(
             source, doc_type=args.doc_type, name=args.file.name,
             settings=ctx.settings, session=session, actor=actor,
         )  # fmt: skip

@@ -8,7 +8,7 @@ Loading is strict per clause: a clause whose placeholder is unknown, whose `when
 unknown fact, whose part does not exist or whose citations fail the checks against the statute
 texts is refused with a message naming it (app/outline/clause_checks.py); the others load.
 
-The loaded library of a type is the firm's approved clauses (app/review/precedents.py publishes
+The loaded library of a type is the firm's approved clauses (app/precedents/firm_clauses.py publishes
 them, in the same schema, to `<corpus dir>/<type>/clauses.yaml`, where the retrieval drafter
 indexes them too) followed by the shipped ones: both pass the same checks, and `pick` takes the
 first clause whose conditions hold, so a firm clause is preferred over a shipped one.
@@ -157,7 +157,7 @@ def clause_from_dict(data: Mapping[str, Any], *, origin: str = "firm") -> Clause
 
 def firm_clauses_file(doc_type: str, corpus_dir: Path) -> Path:
     """Where the firm's approved clauses of a type are published under `corpus_dir`
-    (Settings.resolved_corpus_dir; app/review/precedents.py)."""
+    (Settings.resolved_corpus_dir; app/precedents/firm_clauses.py)."""
     return corpus_dir / doc_type / CLAUSES_FILE
 
 

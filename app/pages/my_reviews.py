@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import Role, describe
-from app.pages.review import study_label
+from app.pages.blind_review import study_label
 from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import User
 

@@ -1,6 +1,6 @@
 """Page part under a saved revision on History: "Propose as firm clauses" (the parts the lawyer
 changed or wrote, with the form's values as placeholders and the clause library's checks), and
-for an admin the proposals of that revision to approve or reject (app/review/precedents.py)."""
+for an admin the proposals of that revision to approve or reject (app/precedents/firm_clauses.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from app.pages.ui_state import db_session, lang, settings, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
-    from app.review.precedents import Candidate
+    from app.precedents.firm_clauses import Candidate
     from audit.firm_clauses import StoredFirmClause
     from audit.revisions import StoredRevision
 
@@ -42,7 +42,7 @@ def _earlier(cand: Candidate, rows: list[StoredFirmClause]) -> bool:
 
 
 def _candidate(user: User, cand: Candidate, n: int) -> None:
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     kind = tr("precedents.new_version" if cand.new_version else "precedents.new_clause")
     st.markdown(f"**{tr('precedents.part', title=cand.title, clause=cand.clause_id, kind=kind)}**")
@@ -53,7 +53,7 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
     if general:
         pairs = ", ".join(f"{v} → {{{{ {f} }}}}" for v, f in cand.placeholders)
         st.caption(tr("precedents.replaced", pairs=pairs) if pairs else tr("precedents.no_values"))
-    reason = precedents.refusal(draft, precedents.type_library(cand.doc_type, settings()))
+    reason = firm_clauses.refusal(draft, firm_clauses.type_library(cand.doc_type, settings()))
     if reason is not None:
         st.warning(tr("precedents.checks_failed", detail=reason))
         return
@@ -61,7 +61,7 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
     if st.button(tr("precedents.propose"), key=f"{key}.propose", icon=":material/library_add:"):
         try:
             with db_session() as session:
-                row = precedents.propose(draft, settings=settings(), session=session, actor=user)
+                row = firm_clauses.propose(draft, settings=settings(), session=session, actor=user)
         except Exception as exc:  # refused, no permission, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
             return
@@ -70,10 +70,10 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
 
 def _decisions(user: User, revision: StoredRevision) -> None:
     """An admin's approve / reject of the proposals made from this revision."""
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     with db_session() as session:
-        waiting = precedents.pending(session=session, revision_id=revision.id)
+        waiting = firm_clauses.pending(session=session, revision_id=revision.id)
     if not waiting:
         return
     st.markdown(f"**{tr('precedents.pending')}**")
@@ -87,13 +87,13 @@ def _decisions(user: User, revision: StoredRevision) -> None:
         try:
             if cols[0].button(tr("precedents.approve"), key=f"precedents.approve.{row.id}"):
                 with db_session() as session:
-                    done = precedents.approve(
+                    done = firm_clauses.approve(
                         row.id, settings=settings(), session=session, actor=user
                     )
                 st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
             elif cols[1].button(tr("precedents.reject"), key=f"precedents.reject.{row.id}"):
                 with db_session() as session:
-                    done = precedents.reject(row.id, note=str(note), session=session, actor=user)
+                    done = firm_clauses.reject(row.id, note=str(note), session=session, actor=user)
                 st.success(tr("precedents.rejected", clause=done.clause_id))
         except Exception as exc:  # refused by the checks, decided meanwhile, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
@@ -101,7 +101,7 @@ def _decisions(user: User, revision: StoredRevision) -> None:
 
 def proposals(user: User, revision: StoredRevision) -> None:
     """Propose the revision's changed parts as firm clauses; an admin decides on them here."""
-    from app.review import precedents
+    from app.precedents import firm_clauses
 
     with st.expander(tr("precedents.title")):
         st.caption(tr("precedents.help"))
@@ -109,10 +109,10 @@ def proposals(user: User, revision: StoredRevision) -> None:
         made: list[StoredFirmClause] = []
         try:
             with db_session() as session:
-                found = precedents.candidates(
+                found = firm_clauses.candidates(
                     revision.id, settings=settings(), session=session, actor=user
                 )
-                made = precedents.from_revision(revision.id, session=session)
+                made = firm_clauses.from_revision(revision.id, session=session)
             if not found:
                 st.info(tr("precedents.none"))
         except Exception as exc:  # a free-form draft, an outline changed since, no permission

@@ -320,7 +320,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
 
 def approve_button(result: DraftResult, text: str) -> None:
     """Approve the (edited) draft as a precedent for the retrieval drafter."""
-    from app.review.approvals import approve_output
+    from app.precedents.approvals import approve_output
 
     if not st.button(
         tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")

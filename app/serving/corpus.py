@@ -1,5 +1,5 @@
 """The local corpus the retrieval drafter looks up: prompt-library texts, approved outputs and
-the firm's approved clauses (`<corpus dir>/<type>/clauses.yaml`, app/review/precedents.py).
+the firm's approved clauses (`<corpus dir>/<type>/clauses.yaml`, app/precedents/firm_clauses.py).
 
 Files are re-read when they change (checked at most every `check_every_s` seconds, at the
 start of a request); the token suffix automaton is rebuilt only then.

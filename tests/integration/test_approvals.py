@@ -6,7 +6,7 @@ import pytest
 
 from app.accounts import PermissionDenied
 from app.context import Context
-from app.review.approvals import ApprovalError, approve_output
+from app.precedents.approvals import ApprovalError, approve_output
 from app.serving.corpus import corpus_files
 from audit.domain import User
 from tests.conftest import MakeContext

@@ -23,8 +23,8 @@ from app.drafting.recording import keep
 from app.drafting.revisions import save_revision
 from app.drafting.service import run_to_end, start_draft
 from app.outline.clauses import firm_clauses_file, parse_clauses
+from app.precedents import firm_clauses as precedents
 from app.prompts import load_library
-from app.review import precedents
 from app.serving.corpus import corpus_files
 from audit import firm_clauses, store
 from audit.firm_clauses import FirmClauseDraft

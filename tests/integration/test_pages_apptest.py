@@ -115,7 +115,7 @@ def _history_page() -> None:
 
 
 def _review_page() -> None:
-    from app.pages import review
+    from app.pages import blind_review as review
 
     review.render()
 

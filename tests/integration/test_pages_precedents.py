@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.review import precedents
+from app.precedents import firm_clauses
 from tests.conftest import app_session
 from tests.integration.test_firm_clauses import ADDED, _assembled, _revision, _why_route
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
@@ -37,7 +37,7 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
     assert not at.exception
     assert any(s.value.startswith("Proposed #1") for s in at.success)
     with app_session() as session:
-        (row,) = precedents.pending(session=session)
+        (row,) = firm_clauses.pending(session=session)
     assert "{{ individuals_count }}" in row.text and row.proposed_by == "dana"
     at.run()  # the part proposed from this revision is shown as such, not offered again
     assert any(

@@ -24,7 +24,7 @@ def _studies_page() -> None:
 
 
 def _review_page() -> None:
-    from app.pages import review
+    from app.pages import blind_review as review
 
     review.render()
 

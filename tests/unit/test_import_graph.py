@@ -30,7 +30,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.prompts",),  # document types and rendering
     ("app.outline", "app.ops"),  # outline drafting parts; operator tools around a server
     ("app.drafting",),  # the draft: prepare, run, check, record, revise
-    ("app.review", "app.studies"),  # approving precedents; blind review studies, built on drafts
+    (
+        "app.precedents",
+        "app.studies",
+    ),  # approving precedents; blind review studies, built on drafts
     ("app.commands", "app.pages"),  # the command line's and the browser's faces
     ("app.cli", "app.main"),  # entry points
 )

@@ -11,8 +11,8 @@ import pytest
 from app.drafting.context import decide_route
 from app.outline.compose import assemble
 from app.outline.prepare import load_outlines, plan_for
+from app.precedents.firm_clauses import declared_cites, generalize, split_parts
 from app.prompts import load_library, validate_values
-from app.review.precedents import declared_cites, generalize, split_parts
 from app.validation import load_catalogue
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
