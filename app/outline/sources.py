@@ -16,6 +16,7 @@ from typing import Any
 
 from app.outline.conditions import parse_condition
 from app.outline.model import Part
+from app.outline.workdays import add_working_days, covered_years
 from app.route.engine import RouteDecision
 from app.validation.numerals import int_to_chinese
 
@@ -175,22 +176,12 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
     ]
 
 
-def add_working_days(start: dt.date, days: int) -> dt.date:
-    """The day `days` weekdays after `start` (the start day not counted: 民法典第二百零一条).
-    Weekdays only: the app holds no public-holiday calendar, so the result is an estimate that a
-    holiday or a make-up working day moves (民法典第二百零三条)."""
-    day, left = start, days
-    while left:
-        day += dt.timedelta(days=1)
-        if day.weekday() < 5:
-            left -= 1
-    return day
-
-
 def deadline_lines(part: Part, context: SourceContext) -> list[str]:
     """A statutory period counted in working days from a form date (options: field, days, from,
-    statute, article): the rule as the statute states it and the date it gives, labelled as an
-    estimate excluding public holidays; a line saying so when the date is missing."""
+    statute, article): the rule as the statute states it and the date it gives on the legal
+    calendar (app.outline.workdays: public holidays and make-up working days of the years it
+    holds; outside them weekdays only, labelled an estimate); a line saying so when the date is
+    missing."""
     opts = part.options
     try:
         field_name, days = str(opts["field"]), int(opts["days"])
@@ -206,12 +197,19 @@ def deadline_lines(part: Part, context: SourceContext) -> list[str]:
         return [
             f"{rule}：表单未填写{what}日期，请按实际{what}日期推算，以工作日计，遇法定节假日顺延"
         ]
-    end = add_working_days(start, days)
+    count = add_working_days(start, days)
+    first, last = covered_years()
+    if not count.estimated:
+        return [
+            f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按国务院公布的法定节假日"
+            f"和调休安排推算，最迟为{count.end.isoformat()}",
+            f"本系统载入的法定节假日和调休安排为{first}年至{last}年",
+        ]
     return [
         f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"
-        f"最迟为{end.isoformat()}",
-        "上述日期为估算：以工作日计，遇法定节假日顺延（本系统未载入法定节假日及调休安排，"
-        "请按国务院当年的放假安排核对）",
+        f"最迟为{count.end.isoformat()}",
+        f"上述日期为估算：本系统载入的法定节假日和调休安排为{first}年至{last}年，该期限超出这一范围，"
+        "以工作日计，遇法定节假日顺延，请按国务院当年的放假安排核对",
     ]
 
 

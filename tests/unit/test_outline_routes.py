@@ -298,29 +298,13 @@ def test_each_point_is_carried_by_a_sentence_with_its_citation(
 def test_the_standard_contract_deadline_is_computed_from_the_effective_date(
     library, outlines
 ) -> None:  # type: ignore[no-untyped-def]
-    """2025-04-01 (a Tuesday), the day itself not counted: ten weekdays later is 2025-04-15,
-    labelled an estimate (清明 on 4 April moves the real deadline, which the app cannot know)."""
+    """2025-04-01 (a Tuesday), the day itself not counted: ten working days later is
+    2025-04-16 on the legal calendar (4 April, 清明, is a public holiday), not the 15th a
+    Monday-to-Friday count gives; the years the calendar holds are named."""
     _, text, _ = draft(library, outlines, CHECKLIST, "individuals_contract")
-    assert "标准合同生效之日为2025-04-01" in text and "最迟为2025-04-15" in text
-    assert "上述日期为估算" in text
-
-
-@pytest.mark.parametrize(
-    ("start", "days", "end"),
-    [
-        ("2025-04-01", 10, "2025-04-15"),  # Tuesday: two weekends inside
-        ("2025-04-04", 1, "2025-04-07"),  # Friday: the next weekday is Monday
-        ("2025-04-05", 1, "2025-04-07"),  # Saturday
-        ("2026-12-02", 10, "2026-12-16"),
-        ("2026-12-02", 0, "2026-12-02"),
-    ],
-)
-def test_working_days_are_weekdays_after_the_start(start: str, days: int, end: str) -> None:
-    import datetime as dt
-
-    from app.outline.sources import add_working_days
-
-    assert add_working_days(dt.date.fromisoformat(start), days).isoformat() == end
+    assert "标准合同生效之日为2025-04-01" in text and "最迟为2025-04-16" in text
+    assert "2025-04-15" not in text and "估算" not in text
+    assert "法定节假日和调休安排为2004年至" in text
 
 
 CONFIDENTIALITY = "confidentiality-agreement-points"
