@@ -173,6 +173,7 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
         f"出境路径：{decision.route_text.zh}",
         f"法律依据：{decision.basis_text()}",
         f"判定理由：{decision.explanation.zh}",
+        *(f"持续监测：{watch.zh}" for watch in decision.watch),
     ]
 
 

@@ -9,7 +9,13 @@ import yaml
 
 from app.config import REPO_ROOT
 from app.prompts import load_library
-from app.route.form import EXEMPTION_CHOICES, YES_NO, decision_from_values, facts_from_values
+from app.route.form import (
+    COUNT_FIELDS,
+    EXEMPTION_CHOICES,
+    YES_NO,
+    decision_from_values,
+    facts_from_values,
+)
 from app.route.rules import RULES_FILE, RulesError, load_rules, parse_rules, resolve_basis
 from app.validation import load_catalogue
 from app.validation.texts import load_texts
@@ -81,7 +87,7 @@ def test_the_transfer_types_offer_exactly_the_choices_the_route_reads() -> None:
         assert set(doc.get_field("exemption").choices) == set(EXEMPTION_CHOICES)  # type: ignore[union-attr]
         assert set(doc.get_field("important_data").choices) <= set(YES_NO)  # type: ignore[union-attr]
         assert set(doc.get_field("is_ciio").choices) <= set(YES_NO)  # type: ignore[union-attr]
-        for name in ("individuals_count", "sensitive_count"):
+        for name in COUNT_FIELDS:
             assert doc.get_field(name).kind == "count"  # type: ignore[union-attr]
         assert decision_from_values(doc.example_values()) is not None
 
@@ -107,6 +113,27 @@ def test_the_transfer_types_offer_exactly_the_choices_the_route_reads() -> None:
         (
             {"is_ciio": "否", "important_data": "否", "individuals_count": "5", "exemption": "x"},
             False,
+        ),
+        # the exempt part cannot be larger than the count it is part of
+        (
+            {
+                "is_ciio": "否",
+                "important_data": "否",
+                "individuals_count": "5",
+                "exemption": "依法实施跨境人力资源管理",
+                "exempt_individuals": "6",
+            },
+            False,
+        ),
+        (
+            {
+                "is_ciio": "否",
+                "important_data": "否",
+                "individuals_count": "5",
+                "exemption": "依法实施跨境人力资源管理",
+                "exempt_individuals": "5",
+            },
+            True,
         ),
     ],
 )
