@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from app.domain import Bilingual
 from app.route.rules import Basis, Exemption, Route, Rule, Rules, RulesError, load_rules
 
-
 # the exemptions that free personal information (art. 3 frees only data without any)
 PERSONAL_EXEMPTIONS: frozenset[Exemption] = frozenset(
     {"contract", "hr", "emergency", "foreign-collected", "ftz"}
