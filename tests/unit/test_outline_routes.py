@@ -32,7 +32,7 @@ PATTERNS: dict[str, tuple[str, tuple[str, str, str, str, str]]] = {
     "individuals_contract": (SC, ("否", "否", "150000", "0", NO)),
     "sensitive_contract": (SC, ("否", "否", "500", "800", NO)),
     "below_thresholds": (EX, ("否", "否", "5000", "0", NO)),
-    "ciio_no_personal_information": (EX, ("是", "否", "0", "0", NO)),
+    "no_personal_information": (EX, ("是", "否", "0", "0", NO)),
     "exemption": (EX, ("否", "否", "2000000", "0", "订立、履行个人作为一方当事人的合同")),
     "foreign_collected": (EX, ("否", "否", "300000", "0", "境外收集的个人信息经境内处理后出境")),
     "trade_no_personal_information": (
