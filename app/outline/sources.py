@@ -193,7 +193,7 @@ class _Blank(dict[str, str]):
 
 def form_fields_lines(part: Part, context: SourceContext) -> list[str]:
     """An official form's fields in order, each `field：what to enter（the form's values in
-    {placeholders}）；证明材料：…；常见错误：…` with its basis where it names one."""
+    {placeholders}）；证明材料：…；常见错误：…。` with its basis where it names one."""
     values = _Blank(context.values, context.labels)
     lines = []
     for raw in context.entries(part):
@@ -206,7 +206,7 @@ def form_fields_lines(part: Part, context: SourceContext) -> list[str]:
             line += f"；常见错误：{raw['mistake']}"
         if isinstance(raw.get("article"), int):
             line += f"（依据《{raw['statute']}》{article_label(int(raw['article']))}）"
-        lines.append(line)
+        lines.append(f"{line}。")  # a sentence: a count at its end never runs into the next line
     return lines
 
 
