@@ -206,14 +206,24 @@ def _category(text: str, q: Quantity, label: str) -> bool:
     return False if "个人信息" in own else about_sensitive(label)
 
 
+def _exempt_parts(sensitive: bool, facts: Facts) -> set[int]:
+    """Where the form names the part an exemption covers: that part and the counted rest."""
+    transfer = facts.transfer
+    if transfer is None or not transfer.exempt_part_known:
+        return set()
+    if sensitive:
+        return {transfer.exempt_sensitive or 0, transfer.counted_sensitive}
+    return {transfer.exempt_individuals or 0, transfer.counted_individuals}
+
+
 def _allowed(sensitive: bool, label: str, facts: Facts) -> tuple[set[int], int | None]:
     """(the values a count may state, the form's value) for a count of that category."""
     if sensitive:
-        return {facts.sensitive or 0}, facts.sensitive
+        return {facts.sensitive or 0} | _exempt_parts(True, facts), facts.sensitive
     expected = facts.individuals
     if expected is None:
         return set(), None
-    allowed = {expected, expected + (facts.sensitive or 0)}
+    allowed = {expected, expected + (facts.sensitive or 0)} | _exempt_parts(False, facts)
     if "其中" in label and facts.sensitive:
         allowed.add(facts.sensitive)
     return allowed, expected
