@@ -26,6 +26,7 @@ from typing import Literal
 
 from app.route.engine import RouteDecision, TransferFacts
 from app.route.form import INDIVIDUALS_FIELD, facts_from_values, form_counts
+from app.validation.route_claims import LATER
 from app.route.rules import load_rules
 from app.validation.count_claims import (
     BOUND_AFTER,
@@ -49,7 +50,7 @@ DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 THRESHOLD_BEFORE = re.compile(r"(不满|未满|超过|达到|满|低于|少于|不足|逾|第|至|超出)\s*$")
 THRESHOLD_AFTER = re.compile(r"^\s*(?:名|位|个)?(?:人|用户|个人)?(?:以上|以下|以内|及以上|或以上)")
 RULE_SENTENCE = re.compile(r"数据处理者|以上|不满|门槛|阈值|《")
-HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如")
+HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如|" + LATER)
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")  # 人数：0 (a count with no 人 after it)
 NOUN_END = re.compile(r"[，,。；;、）)0-9０-９/]|和|及|与|以及")  # where a count's own words end
 OTHER_WORD = re.compile(r"[ \t]*[\u4e00-\u9fff%％]")  # a word after a number: 三种, 四分之三, 10%
