@@ -26,7 +26,6 @@ from typing import Literal
 
 from app.route.engine import RouteDecision, TransferFacts
 from app.route.form import INDIVIDUALS_FIELD, facts_from_values, form_counts
-from app.validation.route_claims import LATER
 from app.route.rules import load_rules
 from app.validation.count_claims import (
     BOUND_AFTER,
@@ -40,7 +39,7 @@ from app.validation.count_claims import (
     states_a_rule,
 )
 from app.validation.quantities import Quantity, dates, quantities
-from app.validation.route_claims import SENTENCE, SUBJECT, skipped_spans
+from app.validation.route_claims import LATER, SENTENCE, SUBJECT, skipped_spans
 
 # form field -> (words before the date, words after it) that make a date the field's date
 DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
