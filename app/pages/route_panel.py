@@ -11,6 +11,7 @@ import streamlit as st
 
 from app.drafting.context import decide_route
 from app.pages.ui_state import lang, tr
+from app.route import load_rules
 from app.route.form import COUNT_FIELDS, exempt_part_too_large, parse_count
 
 if TYPE_CHECKING:
@@ -62,4 +63,13 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
         with st.expander(tr("route.changes")):
             for change in decision.changes:
                 st.markdown(f"- {change.text(ui_lang)}")
+        _prevails(ui_lang)
         st.caption(decision.scope_note.text(ui_lang))
+
+
+def _prevails(ui_lang: str) -> None:
+    """The paragraph by which the exemptions prevail, quoted in full, and how it was read."""
+    prevails = load_rules().prevails
+    st.caption(prevails.quote().zh)
+    with st.expander(tr("route.prevails_read")):
+        st.caption(prevails.note.text(ui_lang))

@@ -76,6 +76,34 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Prevails:
+    """The paragraph by which the exemptions prevail (规定第七条、第八条第二款) and how it was read."""
+
+    statute: str
+    articles: tuple[int, ...]
+    paragraph: int
+    note: Bilingual
+
+    def quote(self) -> Bilingual:
+        """《statute》第七条第二款、第八条第二款：its text from the statute-text store."""
+        from app.validation.numerals import int_to_chinese
+        from app.validation.texts import load_texts
+
+        version = load_texts().latest(self.statute)
+        texts = {
+            version.article(n).part(self.paragraph)  # type: ignore[union-attr]
+            for n in self.articles
+            if version is not None and version.article(n) is not None
+        }
+        where = "、".join(
+            f"第{int_to_chinese(n)}条第{int_to_chinese(self.paragraph)}款" for n in self.articles
+        )
+        text = "；".join(sorted(texts))  # one text where the paragraphs read alike
+        en = ", ".join(f"article {n}({self.paragraph})" for n in self.articles)
+        return Bilingual(zh=f"《{self.statute}》{where}：{text}", en=f"{self.statute} {en}: {text}")
+
+
+@dataclass(frozen=True)
 class Rules:
     regulation: str
     counting: tuple[str, int, str]
@@ -90,6 +118,7 @@ class Rules:
     exempt_part: dict[str, Bilingual]
     watch: Bilingual  # a count near a threshold: {what}, {count}, {gap}, {threshold}, {route}
     watch_what: dict[str, Bilingual]  # individuals / sensitive: what {what} names
+    prevails: Prevails
     watch_share: float  # from which share of a threshold a count is watched
 
 
@@ -159,6 +188,12 @@ def parse_rules(data: dict[str, Any]) -> Rules:
             watch=_bilingual(data["watch"]),
             watch_share=float(data["watch"]["share"]),
             watch_what={k: _bilingual(data["watch"][k]) for k in ("individuals", "sensitive")},
+            prevails=Prevails(
+                statute=str(data["prevails"]["statute"]),
+                articles=tuple(int(n) for n in data["prevails"]["articles"]),
+                paragraph=int(data["prevails"]["paragraph"]),
+                note=_bilingual(data["prevails"]["note"]),
+            ),
         )
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, RulesError):

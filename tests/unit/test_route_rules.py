@@ -144,3 +144,15 @@ def test_form_values_give_facts_only_when_complete(values: dict[str, str], compl
 def test_the_rules_file_is_where_the_docs_say() -> None:
     assert RULES_FILE == REPO_ROOT / "app" / "route" / "rules.yaml"
     assert Path(REPO_ROOT / "docs" / "routes.md").is_file()
+
+
+def test_the_paragraph_by_which_exemptions_prevail_is_quoted_in_full_with_how_it_was_read() -> None:
+    """规定第七条、第八条第二款: quoted from the statute-text store, no longer “not read”."""
+    prevails = load_rules().prevails
+    quote = prevails.quote()
+    assert quote.zh == (
+        "《促进和规范数据跨境流动规定》第七条第二款、第八条第二款："
+        "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。"
+    )
+    assert "推定" in prevails.note.zh and "inferred" in prevails.note.en
+    assert "未能从公开来源读到" not in load_rules().scope_note.zh
