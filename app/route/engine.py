@@ -187,7 +187,9 @@ def _exempt_part_note(rule: Rule, facts: TransferFacts, rules: Rules) -> Bilingu
 def _with_count(facts: TransferFacts, attr: str, value: int) -> TransferFacts:
     """The facts with the counted (non-exempt) part of `attr` at `value`."""
     exempt = getattr(facts, f"exempt_{attr}") or 0 if facts.exempt_part_known else 0
-    return replace(facts, **{attr: value + exempt})
+    if attr == "individuals":
+        return replace(facts, individuals=value + exempt)
+    return replace(facts, sensitive=value + exempt)
 
 
 Variation = tuple[str, str, int, TransferFacts]  # (group, change key, value, varied facts)
