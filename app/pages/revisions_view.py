@@ -250,12 +250,9 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     copies: list[Copy] = ["client", "review"]
     if revision is not None:
         copies.append("tracked")
-    copy = cols[2].radio(
-        tr("revisions.copy"),
-        copies,
-        format_func=lambda c: tr(f"revisions.copy_{c}"),
-        key=f"history.copy.{key}",
-    )
+    names = [tr(f"revisions.copy_{c}") for c in copies]
+    chosen = cols[2].radio(tr("revisions.copy"), names, key=f"history.copy.{key}")
+    copy = copies[names.index(chosen)] if chosen in names else copies[0]
     try:
         data = version_docx(
             stored,

@@ -127,7 +127,7 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     assert copy.options == ["Client copy (no check comments or appendix)",
                             "Review copy (check comments and appendix)",
                             "Tracked copy (Word revisions and check comments)"]  # fmt: skip
-    copy.set_value("tracked").run()
+    copy.set_value("Tracked copy (Word revisions and check comments)").run()
     assert not at.exception
 
     version.select_index(1).run()  # the model's own text: no redline, still both downloads
