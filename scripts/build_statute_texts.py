@@ -38,6 +38,8 @@ LAWREFBOOK = "github.com/LawRefBook/Laws（国家法律法规数据库文本的�
 ARTICLE = re.compile(r"^第(?P<n>[零〇一二两三四五六七八九十百千]+)条[\s\u3000]+(?P<text>.*)$")
 ITEM = re.compile(r"^[（(][零〇一二三四五六七八九十]+[）)]")
 AI4LAW = "github.com/JH-gh07/ai4law resources/legal/registry/regulation_articles.jsonl"
+# 规定第七条、第八条第二款 (the exemptions prevail), joined from partial readings (Join)
+PREVAILS = "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。"
 # where a page's article text ends and the site's furniture begins (附件, 关闭, 版权所有 ...)
 FURNITURE = re.compile(r"^(?:附件|关闭|国家规章库|【|中央网络安全和信息化委员会办公室)")
 CIVIL_CODE_BOOKS = (
@@ -50,6 +52,22 @@ CIVIL_CODE_BOOKS = (
     "侵权责任编",
     "附则",
 )
+
+
+@dataclass(frozen=True)
+class Join:
+    """A 款 the transcription cuts off, held from the parts that public sources do show.
+
+    `text` is the 款; its head must be the cut line of the transcription itself, and where a
+    second source quotes the same 款, its record (`tail_source`, `tail_ref` in the JSONL) must
+    begin with `tail`; `note` records what was read where and what no source showed."""
+
+    article: int
+    text: str
+    note: str
+    tail_source: str = ""
+    tail_ref: str = ""
+    tail: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,7 +88,11 @@ class Spec:
     map_overrides: dict[int, int | None] = field(default_factory=dict)
     ai4law: str | None = None  # source_id of the text in the ai4law JSONL (--ai4law)
     checked: str = ""  # how the text was cross-checked against a second public source
+    joined: tuple[Join, ...] = ()  # 款 cut off in the transcription, joined from partial readings
 
+
+JOIN7_NOTE = "第二款在中国网信网全文页的公开转录（ai4law CN-REG-007，两个快照版本一致）中只存“属于本规定”四字，转录在所引条号处截断；其余文字未在任何可读的公开来源中读到。本款按第八条第二款收录：两条的第二款在同一转录中于同一处截断，第八条第二款的结尾另见《个人信息出境标准合同备案指南（第二版）》的引用。中间所列条号“第三条、第四条、第五条、”系据截断位置（转录在每个“第X条”处断行）与发布页所列第三条至第六条的豁免情形推定，未经逐字读到"
+JOIN8_NOTE = "第二款的开头“属于本规定”读自中国网信网全文页的公开转录（ai4law CN-REG-007），结尾“第六条规定情形的，从其规定。”读自《个人信息出境标准合同备案指南（第二版）》“一、适用范围”对本款的引用（天津市网信办转载页，ai4law CN-GUIDE-010，记录“第六条”）；两份转录都在所引条号处断行，中间所列条号“第三条、第四条、第五条、”未经逐字读到，系据截断位置与发布页所列第三条至第六条的豁免情形推定"
 
 SPECS = (
     Spec(
@@ -171,8 +193,12 @@ SPECS = (
         "与本文本一致；段落8概述第九条（有效期和延期申请）、第十一条、第十二条（数据安全保护义务和监督管理责任）、"
         "第十三条（衔接适用），段落2载明自公布之日起施行（第十四条）；第七条第一款第（二）项、第八条第一款、第九条、"
         "第十三条另与其他公开仓库中注明出自该全文页的逐字引文一致。第一条、第十条只有这一份逐字全文。第七条、第八条的"
-        "第二款在该转录中只存“属于本规定”四字（转录在条号引用处截断），未能在任何公开来源读到全文：不收录、不猜补，"
-        "记入 incomplete",
+        "第二款在该转录中只存“属于本规定”四字（转录在条号引用处截断；2026年的快照版本相同）；没有一份可读的公开来源"
+        "载有两款的全文。两款据可读到的部分收录，每款读到何处、推定何处见 joined",
+        joined=(
+            Join(7, PREVAILS, JOIN7_NOTE),
+            Join(8, PREVAILS, JOIN8_NOTE, "CN-GUIDE-010", "第六条", "第六条规定情形的，从其规定。"),
+        ),
     ),
     Spec(
         "pic-2025",
@@ -242,6 +268,60 @@ def ai4law_articles(jsonl: Path, source_id: str) -> tuple[list[dict[str, object]
             if line:
                 lines.append(line)
     return parse_articles("\n".join(lines)), incomplete
+
+
+def _records(jsonl: Path, source_id: str) -> list[dict[str, object]]:
+    rows = (
+        json.loads(raw) for raw in jsonl.read_text(encoding="utf-8").splitlines() if raw.strip()
+    )
+    return [row for row in rows if row.get("source_id") == source_id]
+
+
+def ai4law_cut_lines(jsonl: Path, source_id: str) -> dict[int, str]:
+    """Article number -> the line the transcription cut off (what ai4law_articles leaves out)."""
+    cut: dict[int, str] = {}
+    for record in _records(jsonl, source_id):
+        for line in (part.strip() for part in str(record["content"]).split("\n")):
+            if FURNITURE.match(line):
+                break
+            if line and not line.endswith(("。", "；", "：")):
+                cut[parse_number(str(record["article_ref"])[1:-1]) or 0] = line
+                break
+    return cut
+
+
+def join_cut_paragraphs(
+    spec: Spec, articles: list[dict[str, object]], jsonl: Path
+) -> tuple[list[int], dict[str, str]]:
+    """Append each Join's 款 to its article after checking the partial readings it rests on:
+    its head is the transcription's own cut line, its tail (where given) begins the record of
+    the second source. Returns the articles still incomplete and the notes to record."""
+    cut = ai4law_cut_lines(jsonl, spec.ai4law or "")
+    notes: dict[str, str] = {}
+    for join in spec.joined:
+        head = cut.get(join.article, "")
+        if not head or not join.text.startswith(head):
+            raise SystemExit(
+                f"{spec.key} 第{join.article}条: the cut line {head!r} is not the 款's head"
+            )
+        if join.tail_source:
+            quoted = [
+                str(r["content"])
+                for r in _records(jsonl, join.tail_source)
+                if r.get("article_ref") == join.tail_ref
+            ]
+            if not any(q.startswith(join.tail) for q in quoted) or not join.text.endswith(
+                join.tail
+            ):
+                raise SystemExit(
+                    f"{spec.key} 第{join.article}条: {join.tail_source} does not read {join.tail!r}"
+                )
+        article = next(a for a in articles if a["n"] == join.article)
+        paragraphs = article["paragraphs"]
+        assert isinstance(paragraphs, list)
+        paragraphs.append({"text": join.text, "items": []})
+        notes[str(join.article)] = join.note
+    return sorted(set(cut) - {j.article for j in spec.joined}), notes
 
 
 def article_text(article: dict[str, object]) -> str:
@@ -346,7 +426,10 @@ def main() -> int:
         if spec.checked:
             record["checked"] = spec.checked
         if spec.ai4law:
-            record["incomplete"] = ai4law_articles(args.ai4law, spec.ai4law)[1]
+            incomplete, joined = join_cut_paragraphs(spec, articles, args.ai4law)
+            record["incomplete"] = incomplete
+            if joined:
+                record["joined"] = joined
         if spec.renumbered_from and spec.renumbered_from in built:
             mapping = renumbering(built[spec.renumbered_from], articles, spec.map_overrides)
             record["renumbered_from"] = {

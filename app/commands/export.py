@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("input", nargs="?", help=cli_text("cli.export.input"))
     p.add_argument("--revision", type=int, help=cli_text("cli.export.revision"))
     p.add_argument("--tracked", action="store_true", help=cli_text("cli.export.tracked"))
+    p.add_argument("--client-copy", action="store_true", help=cli_text("cli.export.client_copy"))
     p.add_argument("--out", type=Path, help=cli_text("cli.export.out"))
     p.add_argument(
         "--findings",
@@ -92,7 +93,7 @@ def _output_path(args: argparse.Namespace) -> Path:
 def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.commands.cite import parse_date
     from app.export import ExportError, ExportMeta, cited_articles_of, draft_to_docx
-    from app.export.docx_writer import default_reference
+    from app.export.docx_writer import client_copy_docx, default_reference
     from app.validation import CatalogueError
 
     if args.revision is not None or args.tracked:
@@ -129,17 +130,21 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         author=args.author,
         generation_id=args.generation_id,
         template_hash=args.template_hash,
+        doc_date=day,
     )
     try:
-        data = draft_to_docx(
-            text,
-            meta=meta,
-            findings=findings,
-            comments=not args.no_comments,
-            appendix=not args.no_appendix,
-            cited_articles=cited,
-            reference=default_reference(ctx.settings),
-        )
+        if args.client_copy:
+            data = client_copy_docx(text, meta=meta, reference=default_reference(ctx.settings))
+        else:
+            data = draft_to_docx(
+                text,
+                meta=meta,
+                findings=findings,
+                comments=not args.no_comments,
+                appendix=not args.no_appendix,
+                cited_articles=cited,
+                reference=default_reference(ctx.settings),
+            )
         out.write_bytes(data)
     except ExportError as exc:
         return _fail(str(describe(exc)))

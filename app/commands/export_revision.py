@@ -31,9 +31,11 @@ def _title(doc_type: str, given: str | None, prompts_dir: Path) -> str:
 
 
 def export_revision(args: argparse.Namespace, ctx: Context) -> int:
-    """Write the revision's DOCX to --out (default: <doc type>-<generation>-r<n>[-tracked].docx)."""
-    from app.drafting.revision_export import file_stem, load_revision, version_docx
+    """Write the revision's DOCX to --out (default: client — document — date — 第N稿, then
+    （审阅稿） or （修订痕迹）, .docx); --client-copy: the copy without findings."""
+    from app.drafting.revision_export import export_meta, file_name, load_revision, version_docx
     from app.export import ExportError
+    from app.export.naming import Copy
 
     if args.revision is None:
         return _fail(cli_text("cli.export.tracked_needs_revision"))
@@ -43,13 +45,14 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
         with ctx.session() as session:
             generation, revision = load_revision(args.revision, session=session)
         title = _title(generation.record.doc_type, args.title, ctx.settings.prompts_dir)
+        copy: Copy = "tracked" if args.tracked else "client" if args.client_copy else "review"
+        meta = export_meta(generation, revision, title=title, settings=ctx.settings)
         data = version_docx(
-            generation, revision, title=title, settings=ctx.settings, tracked=args.tracked
+            generation, revision, title=title, settings=ctx.settings, copy=copy, meta=meta
         )
     except (LookupError, ExportError) as exc:
         return _fail(str(describe(exc)))
-    suffix = "-tracked" if args.tracked else ""
-    out = Path(args.out) if args.out else Path(f"{file_stem(generation, revision)}{suffix}.docx")
+    out = Path(args.out) if args.out else Path(file_name(meta, revision, copy=copy))
     try:
         out.write_bytes(data)
     except OSError as exc:

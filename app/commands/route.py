@@ -1,5 +1,6 @@
 """`lexspec route --ciio yes|no --important-data yes|no --individuals N --sensitive N
-[--exemption contract|hr|emergency|foreign-collected]... [--format json|text]`.
+[--exemption contract|hr|emergency|foreign-collected|trade|ftz]... [--exempt-individuals N]
+[--exempt-sensitive N] [--format json|text]`.
 
 Prints the transfer route the facts lead to, its basis and why. Exit status 0; a bad value
 (a negative or non-numeric count, an unknown choice, a missing option) prints one line and
@@ -66,6 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.route.exemption"),
     )
     p.add_argument(
+        "--exempt-individuals", type=count, help=cli_text("cli.route.exempt_individuals")
+    )
+    p.add_argument("--exempt-sensitive", type=count, help=cli_text("cli.route.exempt_sensitive"))
+    p.add_argument(
         "--format", choices=("text", "json"), default="text", help=cli_text("cli.route.format")
     )
     p.error = _one_line_error(p)  # type: ignore[method-assign]
@@ -77,6 +82,7 @@ def format_text(decision: Any, lang: str) -> str:
         f"{decision.route}: {decision.route_text.text(lang)}",
         decision.basis_text(),
         decision.explanation.text(lang),
+        *(f"! {watch.text(lang)}" for watch in decision.watch),
         *(f"- {change.text(lang)}" for change in decision.changes),
         decision.scope_note.text(lang),
     ]
@@ -86,13 +92,19 @@ def format_text(decision: Any, lang: str) -> str:
 def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.route import TransferFacts, decide
 
-    facts = TransferFacts(
-        ciio=YES_NO[args.ciio],
-        important_data=YES_NO[args.important_data],
-        individuals=args.individuals,
-        sensitive=args.sensitive,
-        exemptions=frozenset(args.exemption),
-    )
+    try:
+        facts = TransferFacts(
+            ciio=YES_NO[args.ciio],
+            important_data=YES_NO[args.important_data],
+            individuals=args.individuals,
+            sensitive=args.sensitive,
+            exemptions=frozenset(args.exemption),
+            exempt_individuals=args.exempt_individuals,
+            exempt_sensitive=args.exempt_sensitive,
+        )
+    except ValueError:
+        print(cli_text("cli.route.exempt_too_large"), file=sys.stderr)
+        return 2
     decision = decide(facts)
     if args.format == "json":
         print(json.dumps(decision.to_dict(), ensure_ascii=False, indent=2))

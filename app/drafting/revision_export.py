@@ -1,19 +1,24 @@
 """Export a generation's model text or any saved revision as Markdown or DOCX.
 
-One place builds the DOCX of a version for History and `lexspec export --revision`:
-the title from the document type and matter, the version's own findings as comments
-and appendix, and, for a revision, optionally the redline against the model's text as
-Word tracked changes (author and date of the revision).
+One place builds the DOCX of a version for History and `lexspec export --revision`, in one
+of three copies: the review copy (the title from the document type and matter, the version's
+own findings as comments and appendix), the client copy (title, addressee, matter and date;
+no findings, codes or appendix) and, for a revision, the tracked copy (the redline against the
+model's text as Word tracked changes, with the findings as comments). File names are the
+client's, the document's and the date (app.export.naming).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
 from app.drafting.logged import stored_findings
 from app.export import ExportMeta, draft_to_docx
+from app.export.docx_writer import client_copy_docx
+from app.export.naming import Copy, export_name
 from app.export.tracked import tracked_docx
 from app.i18n import cli_text
 from audit import revisions as revision_store
@@ -25,28 +30,39 @@ if TYPE_CHECKING:
     from app.config import Settings
 
 
-def file_stem(generation: StoredGeneration, revision: StoredRevision | None) -> str:
-    """`<doc type>-<generation id>` for the model text, `...-r<number>` for a revision."""
-    stem = f"{generation.record.doc_type}-{generation.id}"
-    return stem if revision is None else f"{stem}-r{revision.number}"
+def file_name(
+    meta: ExportMeta, revision: StoredRevision | None, *, copy: Copy = "client", ext: str = "docx"
+) -> str:
+    """client — document — date (the document's, else the version's) [— 第N稿] [copy]."""
+    day = meta.doc_date or (meta.created.date() if meta.created else None)
+    return export_name(
+        title=meta.title,
+        day=day or dt.date.today(),
+        client=meta.client,
+        copy=copy,
+        revision=revision.number if revision is not None else None,
+        ext=ext,
+    )
 
 
 def export_meta(
     generation: StoredGeneration, revision: StoredRevision | None, *, title: str, settings: Settings
 ) -> ExportMeta:
-    """Title (document type), matter and client from the form (the header the Draft page
-    gives the same draft), author and date of the version."""
+    """Title (the draft's own on its facts, else `title`: the document type's), matter and
+    client from the form (the header the Draft page gives the same draft), the document's
+    date, author and date of the version."""
     from app.drafting.context import stored_context
 
-    header = stored_context(generation, settings).header
+    context = stored_context(generation, settings)
     return ExportMeta(
-        title=title,
-        matter_ref=header.matter_ref,
-        client=header.client,
+        title=context.title or title,
+        matter_ref=context.header.matter_ref,
+        client=context.header.client,
         author=revision.user_name if revision else generation.record.user_name,
         created=revision.created_at if revision else generation.created_at,
         generation_id=generation.id,
         template_hash=generation.record.template_hash,
+        doc_date=context.doc_date,
     )
 
 
@@ -60,14 +76,20 @@ def version_docx(
     *,
     title: str,
     settings: Settings,
-    tracked: bool = False,
+    copy: Copy = "review",
+    meta: ExportMeta | None = None,
 ) -> bytes:
-    """The DOCX of the model text (revision None) or of a revision, tracked if asked."""
+    """The DOCX of the model text (revision None) or of a revision: the review copy, the
+    client copy or (a revision only) the tracked copy. `meta`: export_meta's, when the caller
+    has it already (it names the file too)."""
     from app.export.docx_writer import default_reference
 
-    meta = export_meta(generation, revision, title=title, settings=settings)
+    meta = meta or export_meta(generation, revision, title=title, settings=settings)
     reference = default_reference(settings)
-    if revision is not None and tracked:
+    if copy == "client":
+        text = version_text(generation, revision)
+        return client_copy_docx(text, meta=meta, reference=reference)
+    if revision is not None and copy == "tracked":
         return tracked_docx(
             generation.record.output_text,
             revision.text,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -60,6 +61,7 @@ class ExportMeta:
     created: dt.datetime | None = None  # None: now; a naive datetime is local time
     generation_id: str | int | None = None  # the audit-log id of the generation
     template_hash: str = ""  # sha256 of the prompt template that produced the draft
+    doc_date: dt.date | None = None  # the document's date (the client copy's 日期; None: today)
 
 
 def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str:
@@ -67,6 +69,14 @@ def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str
     matter = "，".join(p.strip() for p in (client, matter_ref) if p.strip())
     title = title.strip()
     return f"{title}（{matter}）" if title and matter else title
+
+
+def without_title_line(blocks: list[Block], title: str) -> list[Block]:
+    """The blocks without a first line that repeats the document's title (an outline draft
+    opens with it; the export writes the title itself, with the client and matter)."""
+    if blocks and title.strip() and blocks[0].text.strip() == title.strip():
+        return blocks[1:]
+    return blocks
 
 
 def default_reference(settings: Settings | None = None) -> Path:
@@ -128,10 +138,16 @@ def _write_table(
 
 
 def _write_body(
-    doc: DocxDocument, blocks: Sequence[Block], title: str, findings: Sequence[Finding]
+    doc: DocxDocument,
+    blocks: Sequence[Block],
+    title: str,
+    findings: Sequence[Finding],
+    cover: Sequence[str] = (),
 ) -> list[PlacedRun]:
     if title:
         doc.add_paragraph(xml_safe(title), style=STYLE_FOR["title"])
+    for line in cover:
+        doc.add_paragraph(xml_safe(line), style=STYLE_FOR["body"])
     cuts = cut_points(findings)
     placed: list[PlacedRun] = []
     for block in blocks:
@@ -190,7 +206,7 @@ def draft_to_docx(
     doc = _open_reference(path)
     findings = tuple(findings)
     title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
-    blocks = parse_draft(text, own_title=not title)
+    blocks = without_title_line(parse_draft(text, own_title=not title), meta.title)
     placed = _write_body(doc, blocks, title, findings if comments else ())
     write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
     if comments:
@@ -204,3 +220,48 @@ def draft_to_docx(
     buffer = io.BytesIO()
     doc.save(buffer)
     return buffer.getvalue()
+
+
+COVER_LINE = re.compile(r"(致|日期|案号)：")
+
+
+def client_cover(meta: ExportMeta) -> list[str]:
+    """The client copy's opening lines: addressee, matter and the document's date."""
+    day = meta.doc_date or (meta.created or dt.datetime.now()).date()
+    lines = [f"{labels.TO}：{meta.client.strip()}"] if meta.client.strip() else []
+    if meta.matter_ref.strip():
+        lines.append(f"{labels.MATTER_ZH}：{meta.matter_ref.strip()}")
+    return [*lines, f"{labels.DATE}：{day.year}年{day.month}月{day.day}日"]
+
+
+def client_copy_docx(text: str, *, meta: ExportMeta, reference: Path | None = None) -> bytes:
+    """The copy a lawyer sends the client: the document's title, addressee, matter and date,
+    then the text; no findings, comments, codes, appendices, draft mark or LexSpec provenance
+    (the audit log keeps those). The draft's own cover lines (title, 致, 日期) give way to it."""
+    path = reference or default_reference()
+    doc = _open_reference(path)
+    title = meta.title.strip()
+    blocks = without_title_line(parse_draft(text, own_title=not title), title)
+    while blocks and blocks[0].kind != "table" and COVER_LINE.match(blocks[0].text):
+        blocks = blocks[1:]
+    _write_body(doc, blocks, title, (), client_cover(meta))
+    write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client, draft_mark=False)
+    _client_properties(doc, meta, title)
+    buffer = io.BytesIO()
+    doc.save(buffer)
+    return buffer.getvalue()
+
+
+def _client_properties(doc: DocxDocument, meta: ExportMeta, title: str) -> None:
+    """Title, subject, author and date only: nothing of the drafting tool."""
+    created = (meta.created or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).replace(tzinfo=None)
+    props = doc.core_properties
+    props.title = xml_safe(title)
+    props.subject = xml_safe(" ".join(p for p in (meta.matter_ref, meta.client) if p))
+    props.author = props.last_modified_by = xml_safe(meta.author) or labels.DEFAULT_AUTHOR
+    props.created = props.modified = created
+    props.revision = 1
+    props.category = labels.CLIENT_CATEGORY
+    props.language = "zh-CN"
+    for name in ("identifier", "keywords", "comments", "content_status"):
+        setattr(props, name, "")

@@ -40,5 +40,15 @@ CITED_SOURCE = "来源 / Source："
 LOCATION = "第 {line} 行 第 {column} 字 / line {line}, col {column}"
 
 CORE_CATEGORY = "法律文书草稿 / Legal draft"
+CLIENT_CATEGORY = "法律文书 / Legal document"
+# the client copy's opening lines (Chinese only: the document is in Chinese)
+TO = "致"
+MATTER_ZH = "案号"
+DATE = "日期"
+# a version's file name: client — document — date, then the kind of copy
+FILE_SEPARATOR = " — "
+REVIEW_COPY = "（审阅稿）"  # with the checks' comments and appendix
+TRACKED_COPY = "（修订痕迹）"
+REVISION = "第{n}稿"
 CORE_STATUS = "草稿 / Draft"
 DEFAULT_AUTHOR = "LexSpec"

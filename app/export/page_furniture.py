@@ -38,15 +38,21 @@ def header_text(matter_ref: str, client: str) -> str:
     return "　".join(parts)
 
 
-def write_header_footer(doc: DocxDocument, *, matter_ref: str, client: str) -> None:
-    """Header: references left, draft mark right (tab stop from the Header style)."""
+def write_header_footer(
+    doc: DocxDocument, *, matter_ref: str, client: str, draft_mark: bool = True
+) -> None:
+    """Header: references left, draft mark right (tab stop from the Header style); a client
+    copy has no draft mark."""
     section = doc.sections[0]
     header = section.header
     header.is_linked_to_previous = False
     paragraph = header.paragraphs[0]
     paragraph.style = doc.styles["Header"]
-    paragraph.add_run(f"{header_text(matter_ref, client)}\t")
-    paragraph.add_run(labels.DRAFT_MARK).bold = True
+    paragraph.add_run(
+        f"{header_text(matter_ref, client)}\t" if draft_mark else header_text(matter_ref, client)
+    )
+    if draft_mark:
+        paragraph.add_run(labels.DRAFT_MARK).bold = True
 
     footer = section.footer
     footer.is_linked_to_previous = False

@@ -5,7 +5,8 @@ tracked change (w:ins / w:del with author and date), so Word's Review pane can a
 or reject each one, and the model's text comes back by rejecting them all. Paragraphs
 are aligned first (by their text), then changed paragraphs are compared word by word
 (app.export.redline). A changed table is shown as its old rows deleted and the new table
-inserted.
+inserted. The revision's findings are Word comments on the characters of the revision they
+cover (its kept and inserted text, never the deleted), as in the plain export.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 from docx.text.paragraph import Paragraph
+from docx.text.run import Run
 
 from app.domain import Finding
 from app.export.appendix import add_appendix, style_header_row
 from app.export.cleaning import xml_safe
+from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
 from app.export.docx_writer import (
     STYLE_FOR,
     ExportMeta,
@@ -34,6 +37,7 @@ from app.export.docx_writer import (
     _open_reference,
     default_reference,
     document_title,
+    without_title_line,
 )
 from app.export.page_furniture import write_header_footer
 from app.export.redline import Op, word_diff
@@ -43,12 +47,15 @@ CELL_SEPARATOR = " | "
 
 
 class _Marks:
-    """Makes w:ins / w:del elements with one author and date and ids unique in the document."""
+    """Makes w:ins / w:del elements with one author and date and ids unique in the document,
+    and keeps the runs of the revision's text with their offsets (for the comments)."""
 
-    def __init__(self, author: str, date: dt.datetime) -> None:
+    def __init__(self, author: str, date: dt.datetime, cuts: Sequence[int] = ()) -> None:
         self.author = xml_safe(author) or "LexSpec"
         self.date = date.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._ids = itertools.count(1)
+        self.cuts = cuts  # where a finding starts or ends: runs are split there
+        self.placed: list[PlacedRun] = []
 
     def mark(self, op: Op) -> BaseOxmlElement:
         element = OxmlElement("w:ins" if op == "insert" else "w:del")
@@ -75,19 +82,45 @@ def _bold_flags(block: Block) -> list[bool]:
     return [span.bold for span in block.spans for _ in span.text]
 
 
-def _append(paragraph: Paragraph, marks: _Marks, op: Op, text: str, bold: Sequence[bool]) -> None:
-    """Append `text` as runs (split where bold changes), wrapped in w:ins / w:del if changed."""
-    position = 0
-    for is_bold, group in itertools.groupby(bold or [False] * len(text)):
-        size = len(list(group))
-        run = _run(text[position : position + size], deleted=op == "delete", bold=is_bold)
-        position += size
+def _offsets(block: Block) -> list[int]:
+    """Where each character of the block's text is in the draft it was read from."""
+    return [offset for span in block.spans for offset in span.offsets]
+
+
+def _pieces(
+    text: str, bold: Sequence[bool], offsets: Sequence[int], cuts: Sequence[int]
+) -> list[tuple[int, int, bool]]:
+    """(start, end, bold) of the runs of `text`: split where bold changes and, for the
+    revision's text (`offsets` given), where a finding starts or ends."""
+    flags = list(bold) or [False] * len(text)
+    bounds = {0, len(text)}
+    bounds |= {i for i in range(1, len(text)) if flags[i] != flags[i - 1]}
+    if offsets:
+        bounds |= set(split_indices(offsets, cuts))
+    edges = sorted(bounds)
+    return [(lo, hi, flags[lo]) for lo, hi in itertools.pairwise(edges) if hi > lo]
+
+
+def _append(
+    paragraph: Paragraph,
+    marks: _Marks,
+    op: Op,
+    text: str,
+    bold: Sequence[bool],
+    offsets: Sequence[int] = (),
+) -> None:
+    """Append `text` as runs, wrapped in w:ins / w:del if changed; runs of the revision's text
+    (`offsets`: their offsets in it) are kept for the comments."""
+    for lo, hi, is_bold in _pieces(text, bold, offsets, marks.cuts):
+        run = _run(text[lo:hi], deleted=op == "delete", bold=is_bold)
         if op == "equal":
             paragraph._p.append(run)
         else:
             wrapper = marks.mark(op)
             wrapper.append(run)
             paragraph._p.append(wrapper)
+        if offsets and op != "delete":
+            marks.placed.append(PlacedRun(Run(run, paragraph), offsets[lo], offsets[hi - 1]))
 
 
 def _mark_paragraph(paragraph: Paragraph, marks: _Marks, op: Op) -> None:
@@ -110,7 +143,8 @@ def _whole(doc: DocxDocument, marks: _Marks, block: Block, op: Op) -> None:
         _table(doc, marks, block, op)
         return
     paragraph = doc.add_paragraph(style=STYLE_FOR[block.kind])
-    _append(paragraph, marks, op, block.text, _bold_flags(block))
+    offsets = _offsets(block) if op == "insert" else []
+    _append(paragraph, marks, op, block.text, _bold_flags(block), offsets)
     _mark_paragraph(paragraph, marks, op)
 
 
@@ -136,7 +170,7 @@ def _changed(doc: DocxDocument, marks: _Marks, old: Block, new: Block) -> None:
         _whole(doc, marks, new, "insert")
         return
     paragraph = doc.add_paragraph(style=STYLE_FOR[new.kind])
-    old_bold, new_bold = _bold_flags(old), _bold_flags(new)
+    old_bold, new_bold, new_offsets = _bold_flags(old), _bold_flags(new), _offsets(new)
     i = j = 0
     for seg in word_diff(old.text, new.text):
         n = len(seg.text)
@@ -144,7 +178,7 @@ def _changed(doc: DocxDocument, marks: _Marks, old: Block, new: Block) -> None:
             _append(paragraph, marks, "delete", seg.text, old_bold[i : i + n])
             i += n
             continue
-        _append(paragraph, marks, seg.op, seg.text, new_bold[j : j + n])
+        _append(paragraph, marks, seg.op, seg.text, new_bold[j : j + n], new_offsets[j : j + n])
         j += n
         i += n if seg.op == "equal" else 0
 
@@ -178,7 +212,7 @@ def _whole_equal(doc: DocxDocument, marks: _Marks, block: Block) -> None:
         _table(doc, marks, block, "equal")
         return
     paragraph = doc.add_paragraph(style=STYLE_FOR[block.kind])
-    _append(paragraph, marks, "equal", block.text, _bold_flags(block))
+    _append(paragraph, marks, "equal", block.text, _bold_flags(block), _offsets(block))
 
 
 def _track_further_edits(doc: DocxDocument) -> None:
@@ -202,18 +236,20 @@ def tracked_docx(
     """DOCX bytes of `revision_text` with its changes from `model_text` tracked.
 
     `author` and `date` are the revision's (who saved it, when); `findings` are the
-    revision's, listed in the appendix (no comments: Word anchors them poorly inside
-    tracked changes).
+    revision's (offsets into `revision_text`): each a Word comment on the revision's text it
+    covers, and listed in the appendix.
     """
     path = reference or default_reference()
     doc = _open_reference(path)
     title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
     if title:
         doc.add_paragraph(xml_safe(title), style=STYLE_FOR["title"])
-    marks = _Marks(author, date)
-    old = parse_draft(model_text, own_title=not title)
-    new = parse_draft(revision_text, own_title=not title)
+    findings = tuple(findings)
+    marks = _Marks(author, date, cut_points(findings))
+    old = without_title_line(parse_draft(model_text, own_title=not title), meta.title)
+    new = without_title_line(parse_draft(revision_text, own_title=not title), meta.title)
     write_tracked_body(doc, marks, old, new)
+    add_comments(doc, findings, marks.placed)
     write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
     if appendix:
         add_appendix(doc, revision_text, findings)

@@ -11,7 +11,7 @@ its prompt extends the whole sequence of the part before it, clause included, an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jinja2 import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
@@ -21,7 +21,7 @@ from app.outline.clause_checks import render_clause
 from app.outline.clauses import ChosenClause, pick
 from app.outline.continuation import continue_numbers
 from app.outline.model import Outline, Part
-from app.outline.sources import SourceContext, holds, lines_for
+from app.outline.sources import UNNUMBERED, SourceContext, holds, lines_for
 from app.validation.numerals import int_to_chinese
 
 PART_SEPARATOR = "\n\n"  # between the facts block and a part's instruction
@@ -142,6 +142,8 @@ def plan_outline(
     clause_labels = (
         continue_numbers(values.get(outline.continue_from, ""), untitled) if follow else []
     )
+    title = next((text for text, when in outline.titles if holds(when, sources.facts)), "")
+    sources = replace(sources, title=title or sources.title)
     steps: list[Step] = []
     titled = 0
     for s_index, section in enumerate(outline.sections):
@@ -164,7 +166,10 @@ def plan_outline(
                     raw = lines_for(part, sources)
                 except ValueError as exc:
                     raise OutlineProblem(str(exc)) from exc
-                lines = tuple(f"{number(2, i)}{line}" for i, line in enumerate(raw, 1))
+                plain = part.kind in UNNUMBERED
+                lines = tuple(
+                    line if plain else f"{number(2, i)}{line}" for i, line in enumerate(raw, 1)
+                )
             heading = section.heading if not any(st.section == s_index for st in steps) else ""
             steps.append(Step(len(steps), s_index, heading, part, label, lines, prompt, clause))
     return OutlinePlan(
@@ -173,7 +178,7 @@ def plan_outline(
         _render(env, outline.facts, context),
         tuple(steps),
         f"{values.get(outline.continue_from, '')}\n" if follow else "",
-        next((text for text, when in outline.titles if holds(when, sources.facts)), ""),
+        title,
     )
 
 

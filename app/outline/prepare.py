@@ -58,6 +58,7 @@ def plan_for(
         doc_date=day,
         facts=condition_facts(all_values, route, day=day) | topic_facts(outline.topics, all_values),
         route=route,
+        title=doc_type.title_zh,
     )
     context = template_context(outline, doc_type, values, route)
     return plan_outline(outline, values, sources, context)

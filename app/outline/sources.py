@@ -1,9 +1,11 @@
 """Deterministic section sources: the content the app (not the model) writes into an outline.
 
 A source turns a part of an outline plus the draft's facts into lines (each becomes a numbered
-item under the part's title). Built in: `facts` (form fields, as entered), `legal_basis` (statute
-and article, with the article's first line from the statute-text store) and `items` (fixed
-entries, e.g. a materials list). Another module adds a source with `register_source` (a route
+item under the part's title, except the `cover`'s). Built in: `cover` (the title, the addressee
+and the date), `facts` (form fields, as entered), `legal_basis` (statute and article, with the
+article's first line from the statute-text store), `items` (fixed entries, e.g. a materials
+list), `form_fields` (an official form walked field by field: what to enter for this client,
+the evidence, the common mistake), `route` and `deadline`. Another module adds a source with `register_source` (a route
 engine registers one for the route's steps and materials); outlines then name it as their kind.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 
 from app.outline.conditions import parse_condition
 from app.outline.model import Part
+from app.outline.workdays import add_working_days, covered_years
 from app.route.engine import RouteDecision
 from app.validation.numerals import int_to_chinese
 
@@ -29,6 +32,7 @@ class SourceContext:
     doc_date: dt.date | None = None
     facts: Mapping[str, object] = field(default_factory=dict)  # app.outline.conditions facts
     route: RouteDecision | None = None  # the route the draft's context decided
+    title: str = ""  # the document's title on these facts (outline `titles:`, else the type's)
 
     def entries(self, part: Part) -> list[Any]:
         """The part's entries whose `when:` holds for the draft's facts (all without one)."""
@@ -159,6 +163,53 @@ def items_lines(part: Part, context: SourceContext) -> list[str]:
     return lines
 
 
+UNNUMBERED = frozenset({"cover"})  # sources whose lines stand without a number
+
+
+def cover_lines(_part: Part, context: SourceContext) -> list[str]:
+    """The document's title, its addressee (options.to: the client's field) and its date (the
+    document's date: the form's date field as the checks read it, else the day of drafting)."""
+    day = context.doc_date or dt.date.today()
+    lines = [context.title] if context.title else []
+    client = str(context.values.get(str(_part.options.get("to", "")), "") or "")
+    if client:
+        lines.append(f"致：{client}")
+    lines.append(f"日期：{day.year}年{day.month}月{day.day}日")
+    return lines
+
+
+class _Blank(dict[str, str]):
+    """Form values for a `form_fields` template: a field left empty reads as a gap to fill."""
+
+    def __init__(self, values: Mapping[str, str], labels: Mapping[str, str]) -> None:
+        super().__init__({k: str(v) for k, v in values.items() if str(v or "").strip()})
+        self.labels = labels
+
+    def __missing__(self, key: str) -> str:
+        if key not in self.labels:
+            raise SourceError(f"form_fields: no field {key!r}")
+        return f"〔表单未填写{self.labels[key]}，请据实填写〕"
+
+
+def form_fields_lines(part: Part, context: SourceContext) -> list[str]:
+    """An official form's fields in order, each `field：what to enter（the form's values in
+    {placeholders}）；证明材料：…；常见错误：…。` with its basis where it names one."""
+    values = _Blank(context.values, context.labels)
+    lines = []
+    for raw in context.entries(part):
+        if not isinstance(raw, dict) or not raw.get("field") or not raw.get("enter"):
+            raise SourceError(f"form_fields: each entry needs field and enter, got {raw!r}")
+        line = f"{raw['field']}：{str(raw['enter']).format_map(values)}"
+        if raw.get("evidence"):
+            line += f"；证明材料：{raw['evidence']}"
+        if raw.get("mistake"):
+            line += f"；常见错误：{raw['mistake']}"
+        if isinstance(raw.get("article"), int):
+            line += f"（依据《{raw['statute']}》{article_label(int(raw['article']))}）"
+        lines.append(f"{line}。")  # a sentence: a count at its end never runs into the next line
+    return lines
+
+
 def route_lines(_part: Part, context: SourceContext) -> list[str]:
     """The transfer route the form's facts lead to (app.route: rules with their sources), its
     basis and the reason; one line saying so while a fact is missing. What would change the route
@@ -172,25 +223,16 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
         f"出境路径：{decision.route_text.zh}",
         f"法律依据：{decision.basis_text()}",
         f"判定理由：{decision.explanation.zh}",
+        *(f"持续监测：{watch.zh}" for watch in decision.watch),
     ]
-
-
-def add_working_days(start: dt.date, days: int) -> dt.date:
-    """The day `days` weekdays after `start` (the start day not counted: 民法典第二百零一条).
-    Weekdays only: the app holds no public-holiday calendar, so the result is an estimate that a
-    holiday or a make-up working day moves (民法典第二百零三条)."""
-    day, left = start, days
-    while left:
-        day += dt.timedelta(days=1)
-        if day.weekday() < 5:
-            left -= 1
-    return day
 
 
 def deadline_lines(part: Part, context: SourceContext) -> list[str]:
     """A statutory period counted in working days from a form date (options: field, days, from,
-    statute, article): the rule as the statute states it and the date it gives, labelled as an
-    estimate excluding public holidays; a line saying so when the date is missing."""
+    statute, article): the rule as the statute states it and the date it gives on the legal
+    calendar (app.outline.workdays: public holidays and make-up working days of the years it
+    holds; outside them weekdays only, labelled an estimate); a line saying so when the date is
+    missing."""
     opts = part.options
     try:
         field_name, days = str(opts["field"]), int(opts["days"])
@@ -206,15 +248,24 @@ def deadline_lines(part: Part, context: SourceContext) -> list[str]:
         return [
             f"{rule}：表单未填写{what}日期，请按实际{what}日期推算，以工作日计，遇法定节假日顺延"
         ]
-    end = add_working_days(start, days)
+    count = add_working_days(start, days)
+    first, last = covered_years()
+    if not count.estimated:
+        return [
+            f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按国务院公布的法定节假日"
+            f"和调休安排推算，最迟为{count.end.isoformat()}",
+            f"本系统载入的法定节假日和调休安排为{first}年至{last}年",
+        ]
     return [
         f"{rule}：{what}之日为{start.isoformat()}，开始的当日不计入，按周一至周五推算，"
-        f"最迟为{end.isoformat()}",
-        "上述日期为估算：以工作日计，遇法定节假日顺延（本系统未载入法定节假日及调休安排，"
-        "请按国务院当年的放假安排核对）",
+        f"最迟为{count.end.isoformat()}",
+        f"上述日期为估算：本系统载入的法定节假日和调休安排为{first}年至{last}年，该期限超出这一范围，"
+        "以工作日计，遇法定节假日顺延，请按国务院当年的放假安排核对",
     ]
 
 
+register_source("cover", cover_lines)
+register_source("form_fields", form_fields_lines)
 register_source("facts", facts_lines)
 register_source("route", route_lines)
 register_source("legal_basis", legal_basis_lines)

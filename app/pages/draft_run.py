@@ -335,39 +335,55 @@ def stream(request: DraftRequest, user_name: str) -> None:
 
 
 def download_buttons(result: DraftResult, text: str, check: CheckResult, user_name: str) -> None:
-    """Download the (edited) draft as Markdown and as DOCX with findings as comments."""
+    """Download the (edited) draft as Markdown, as the review DOCX (findings as comments) and as
+    the client copy (no findings, codes or appendix), named client — document — date."""
     from app.export import ExportMeta, cited_articles_of, draft_to_docx
-    from app.export.docx_writer import default_reference
+    from app.export.docx_writer import client_copy_docx, default_reference
+    from app.export.naming import export_name
 
-    stem = f"{result.request.doc_type_id}-{result.generation_id or result.token}"
-    cols = st.columns(2)
-    cols[0].download_button(
-        tr("draft.download_md"), text.encode("utf-8"), f"{stem}.md", "text/markdown", key="dl.md"
-    )
     context = result.context
+    title = (context.title if context else "") or result.request.title
+    client = context.header.client if context else ""
+    day = (context.doc_date if context else None) or datetime.now().date()
+    cols = st.columns(3)
+    cols[0].download_button(
+        tr("draft.download_md"),
+        text.encode("utf-8"),
+        export_name(title=title, day=day, client=client, ext="md"),
+        "text/markdown",
+        key="dl.md",
+    )
     if context is None:
         return
     meta = ExportMeta(
-        title=context.title or result.request.title,  # the route-conditional title
+        title=title,  # the route-conditional title
         matter_ref=context.header.matter_ref,
-        client=context.header.client,
+        client=client,
         author=user_name,
         created=datetime.now(),
         generation_id=result.generation_id,
         template_hash=context.prompt.template_hash,
+        doc_date=context.doc_date,
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
     cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
+    reference = default_reference(settings())
     try:
         docx = draft_to_docx(
-            text,
-            meta=meta,
-            findings=check.findings,
-            cited_articles=cited,
-            reference=default_reference(settings()),
+            text, meta=meta, findings=check.findings, cited_articles=cited, reference=reference
         )
+        clean = client_copy_docx(text, meta=meta, reference=reference)
     except Exception as exc:
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))
         return
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-    cols[1].download_button(tr("draft.download_docx"), docx, f"{stem}.docx", mime, key="dl.docx")
+    name = export_name(title=title, day=day, client=client, copy="review")
+    cols[1].download_button(tr("draft.download_docx"), docx, name, mime, key="dl.docx")
+    cols[2].download_button(
+        tr("draft.download_client"),
+        clean,
+        export_name(title=title, day=day, client=client),
+        mime,
+        key="dl.client",
+        help=tr("draft.download_client_help"),
+    )

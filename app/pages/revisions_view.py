@@ -232,35 +232,45 @@ def _redline(model_text: str, revision: StoredRevision) -> None:
 
 
 def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> None:
-    from app.drafting.revision_export import file_stem, version_docx, version_text
+    from app.drafting.revision_export import export_meta, file_name, version_docx, version_text
+    from app.export.naming import Copy
 
-    stem = file_stem(stored, revision)
     key = f"{stored.id}.{revision.id if revision else 'model'}"
+    meta = export_meta(
+        stored, revision, title=_type_title(stored.record.doc_type), settings=settings()
+    )
     cols = st.columns(3)
     cols[0].download_button(
         tr("revisions.download_md"),
         version_text(stored, revision).encode("utf-8"),
-        f"{stem}.md",
+        file_name(meta, revision, ext="md"),
         "text/markdown",
         key=f"history.md.{key}",
     )
-    tracked = revision is not None and cols[2].checkbox(
-        tr("revisions.tracked"), key=f"history.tracked.{key}"
-    )
+    copies: list[Copy] = ["client", "review"]
+    if revision is not None:
+        copies.append("tracked")
+    names = [tr(f"revisions.copy_{c}") for c in copies]
+    chosen = cols[2].radio(tr("revisions.copy"), names, key=f"history.copy.{key}")
+    copy = copies[names.index(chosen)] if chosen in names else copies[0]
     try:
         data = version_docx(
             stored,
             revision,
-            title=_type_title(stored.record.doc_type),
+            title=meta.title,
             settings=settings(),
-            tracked=tracked,
+            copy=copy,
+            meta=meta,
         )
     except Exception as exc:
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))
         return
-    name = f"{stem}-tracked.docx" if tracked else f"{stem}.docx"
     cols[1].download_button(
-        tr("revisions.download_docx"), data, name, DOCX_MIME, key=f"history.docx.{key}"
+        tr("revisions.download_docx"),
+        data,
+        file_name(meta, revision, copy=copy),
+        DOCX_MIME,
+        key=f"history.docx.{key}",
     )
 
 

@@ -11,7 +11,8 @@ import streamlit as st
 
 from app.drafting.context import decide_route
 from app.pages.ui_state import lang, tr
-from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
+from app.route import load_rules
+from app.route.form import COUNT_FIELDS, exempt_part_too_large, parse_count
 
 if TYPE_CHECKING:
     from app.prompts import DocType
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 def _bad_counts(doc_type: DocType, values: Mapping[str, str]) -> list[str]:
     """Labels of count fields that hold something other than a non-negative whole number."""
     bad = []
-    for name in (INDIVIDUALS_FIELD, SENSITIVE_FIELD):
+    for name in COUNT_FIELDS:
         spec = doc_type.get_field(name)
         if spec is not None and values.get(name) and parse_count(values[name]) is None:
             bad.append(spec.label(lang()))
@@ -38,6 +39,8 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
         decision = None if bad else decide_route(doc_type, values)  # as a draft's context will
         if bad:
             st.warning(tr("route.bad_count", fields="、".join(bad)), icon=":material/warning:")
+        elif exempt_part_too_large(values):
+            st.warning(tr("route.exempt_too_large"), icon=":material/warning:")
         if decision is None:
             st.caption(tr("route.incomplete"))
             return
@@ -46,6 +49,8 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
         )
         st.markdown(tr("route.basis", basis=decision.basis_text()))
         st.caption(decision.explanation.text(ui_lang))
+        for watch in decision.watch:
+            st.warning(watch.text(ui_lang), icon=":material/monitoring:")
         if decision.route != doc_type.route:
             st.warning(
                 tr(
@@ -58,4 +63,13 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
         with st.expander(tr("route.changes")):
             for change in decision.changes:
                 st.markdown(f"- {change.text(ui_lang)}")
+        _prevails(ui_lang)
         st.caption(decision.scope_note.text(ui_lang))
+
+
+def _prevails(ui_lang: str) -> None:
+    """The paragraph by which the exemptions prevail, quoted in full, and how it was read."""
+    prevails = load_rules().prevails
+    st.caption(prevails.quote().zh)
+    with st.expander(tr("route.prevails_read")):
+        st.caption(prevails.note.text(ui_lang))

@@ -39,7 +39,7 @@ from app.validation.count_claims import (
     states_a_rule,
 )
 from app.validation.quantities import Quantity, dates, quantities
-from app.validation.route_claims import SENTENCE, SUBJECT, skipped_spans
+from app.validation.route_claims import LATER, SENTENCE, SUBJECT, skipped_spans
 
 # form field -> (words before the date, words after it) that make a date the field's date
 DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -49,7 +49,7 @@ DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 THRESHOLD_BEFORE = re.compile(r"(不满|未满|超过|达到|满|低于|少于|不足|逾|第|至|超出)\s*$")
 THRESHOLD_AFTER = re.compile(r"^\s*(?:名|位|个)?(?:人|用户|个人)?(?:以上|以下|以内|及以上|或以上)")
 RULE_SENTENCE = re.compile(r"数据处理者|以上|不满|门槛|阈值|《")
-HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如")
+HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如|" + LATER)
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")  # 人数：0 (a count with no 人 after it)
 NOUN_END = re.compile(r"[，,。；;、）)0-9０-９/]|和|及|与|以及")  # where a count's own words end
 OTHER_WORD = re.compile(r"[ \t]*[\u4e00-\u9fff%％]")  # a word after a number: 三种, 四分之三, 10%
@@ -206,14 +206,24 @@ def _category(text: str, q: Quantity, label: str) -> bool:
     return False if "个人信息" in own else about_sensitive(label)
 
 
+def _exempt_parts(sensitive: bool, facts: Facts) -> set[int]:
+    """Where the form names the part an exemption covers: that part and the counted rest."""
+    transfer = facts.transfer
+    if transfer is None or not transfer.exempt_part_known:
+        return set()
+    if sensitive:
+        return {transfer.exempt_sensitive or 0, transfer.counted_sensitive}
+    return {transfer.exempt_individuals or 0, transfer.counted_individuals}
+
+
 def _allowed(sensitive: bool, label: str, facts: Facts) -> tuple[set[int], int | None]:
     """(the values a count may state, the form's value) for a count of that category."""
     if sensitive:
-        return {facts.sensitive or 0}, facts.sensitive
+        return {facts.sensitive or 0} | _exempt_parts(True, facts), facts.sensitive
     expected = facts.individuals
     if expected is None:
         return set(), None
-    allowed = {expected, expected + (facts.sensitive or 0)}
+    allowed = {expected, expected + (facts.sensitive or 0)} | _exempt_parts(False, facts)
     if "其中" in label and facts.sensitive:
         allowed.add(facts.sensitive)
     return allowed, expected

@@ -16,6 +16,15 @@ IMPORTANT_FIELD = "important_data"
 INDIVIDUALS_FIELD = "individuals_count"
 SENSITIVE_FIELD = "sensitive_count"
 EXEMPTION_FIELD = "exemption"
+# how many of the counted individuals are the part the chosen exemption covers (blank: not said)
+EXEMPT_INDIVIDUALS_FIELD = "exempt_individuals"
+EXEMPT_SENSITIVE_FIELD = "exempt_sensitive"
+COUNT_FIELDS = (
+    INDIVIDUALS_FIELD,
+    SENSITIVE_FIELD,
+    EXEMPT_INDIVIDUALS_FIELD,
+    EXEMPT_SENSITIVE_FIELD,
+)
 
 # 尚未认定: an operator is a CIIO once the protection department has notified it of its
 # identification (关键信息基础设施安全保护条例第十条); until then the non-CIIO thresholds apply.
@@ -57,21 +66,45 @@ def form_counts(values: Mapping[str, str]) -> tuple[int | None, int | None]:
     return individuals, parse_count(sensitive_raw) if sensitive_raw else 0
 
 
+def exempt_counts(values: Mapping[str, str]) -> tuple[int | None, int | None]:
+    """(exempt individuals, exempt sensitive) as the form gives them: None where blank or
+    malformed (the form's own validation reports a malformed count)."""
+
+    def read(name: str) -> int | None:
+        raw = str(values.get(name) or "").strip()
+        return parse_count(raw) if raw else None
+
+    return read(EXEMPT_INDIVIDUALS_FIELD), read(EXEMPT_SENSITIVE_FIELD)
+
+
+def exempt_part_too_large(values: Mapping[str, str]) -> bool:
+    """The exempt part the form names is larger than the count it is part of."""
+    individuals, sensitive = form_counts(values)
+    exempt, exempt_sensitive = exempt_counts(values)
+    return (exempt or 0) > (individuals or 0) or (exempt_sensitive or 0) > (sensitive or 0)
+
+
 def facts_from_values(values: Mapping[str, str]) -> TransferFacts | None:
-    """The facts if the form holds all of them (a blank sensitive count is 0); else None."""
+    """The facts if the form holds all of them (a blank sensitive count is 0; a blank exempt
+    part is not said); else None, also when the exempt part exceeds its count."""
     ciio = YES_NO.get(str(values.get(CIIO_FIELD) or ""))
     important = YES_NO.get(str(values.get(IMPORTANT_FIELD) or ""))
     individuals, sensitive = form_counts(values)
     exemption_raw = str(values.get(EXEMPTION_FIELD) or "无")
     if None in (ciio, important, individuals, sensitive) or exemption_raw not in EXEMPTION_CHOICES:
         return None
+    if exempt_part_too_large(values):
+        return None
     exemption = EXEMPTION_CHOICES[exemption_raw]
+    exempt, exempt_sensitive = exempt_counts(values)
     return TransferFacts(
         ciio=bool(ciio),
         important_data=bool(important),
         individuals=int(individuals or 0),
         sensitive=int(sensitive or 0),
         exemptions=frozenset({exemption}) if exemption else frozenset(),
+        exempt_individuals=exempt,
+        exempt_sensitive=exempt_sensitive,
     )
 
 

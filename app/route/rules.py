@@ -61,6 +61,7 @@ class Threshold:
     source: Basis
     text: Bilingual
     cross_check: tuple[str, int, str]  # (statute, article, verbatim quote)
+    watch: Bilingual  # the threshold as the watch note names it (1万人以上敏感个人信息)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,36 @@ class Rule:
     route: Route
     basis: tuple[Basis, ...]
     text: Bilingual
+    counts: bool = False  # decides on the counted individuals: the exempt-part note applies
+    route_text: Bilingual | None = None  # how this rule's route reads, where not the route's own
+
+
+@dataclass(frozen=True)
+class Prevails:
+    """The paragraph by which the exemptions prevail (规定第七条、第八条第二款) and how it was read."""
+
+    statute: str
+    articles: tuple[int, ...]
+    paragraph: int
+    note: Bilingual
+
+    def quote(self) -> Bilingual:
+        """《statute》第七条第二款、第八条第二款：its text from the statute-text store."""
+        from app.validation.numerals import int_to_chinese
+        from app.validation.texts import load_texts
+
+        version = load_texts().latest(self.statute)
+        texts = {
+            version.article(n).part(self.paragraph)  # type: ignore[union-attr]
+            for n in self.articles
+            if version is not None and version.article(n) is not None
+        }
+        where = "、".join(
+            f"第{int_to_chinese(n)}条第{int_to_chinese(self.paragraph)}款" for n in self.articles
+        )
+        text = "；".join(sorted(texts))  # one text where the paragraphs read alike
+        en = ", ".join(f"article {n}({self.paragraph})" for n in self.articles)
+        return Bilingual(zh=f"《{self.statute}》{where}：{text}", en=f"{self.statute} {en}: {text}")
 
 
 @dataclass(frozen=True)
@@ -82,6 +113,13 @@ class Rules:
     routes: dict[str, Bilingual]
     scope_note: Bilingual
     changes: dict[str, Bilingual]
+    # known / unknown: the note before a counting rule; individuals / sensitive: how the exempt
+    # part names each count ({n})
+    exempt_part: dict[str, Bilingual]
+    watch: Bilingual  # a count near a threshold: {what}, {count}, {gap}, {threshold}, {route}
+    watch_what: dict[str, Bilingual]  # individuals / sensitive: what {what} names
+    prevails: Prevails
+    watch_share: float  # from which share of a threshold a count is watched
 
 
 def _problem(detail: str) -> RulesError:
@@ -113,6 +151,7 @@ def _threshold(name: str, raw: dict[str, Any]) -> Threshold:
         source=_basis(raw["source"]),
         text=_bilingual(raw, "text_zh", "text_en"),
         cross_check=(str(check["statute"]), int(check["article"]), str(check["quote"])),
+        watch=_bilingual(raw, "watch_zh", "watch_en"),
     )
 
 
@@ -125,6 +164,8 @@ def _rule(raw: dict[str, Any]) -> Rule:
         route=cast(Route, raw["route"]),
         basis=tuple(_basis(b) for b in raw["basis"]),
         text=_bilingual(raw),
+        counts=bool(raw.get("counts", False)),
+        route_text=_bilingual(raw["route_text"]) if raw.get("route_text") else None,
     )
 
 
@@ -143,6 +184,16 @@ def parse_rules(data: dict[str, Any]) -> Rules:
             routes={k: _bilingual(v) for k, v in data["routes"].items()},
             scope_note=_bilingual(data["scope_note"]),
             changes={k: _bilingual(v) for k, v in data["changes"].items()},
+            exempt_part={k: _bilingual(v) for k, v in data["exempt_part"].items()},
+            watch=_bilingual(data["watch"]),
+            watch_share=float(data["watch"]["share"]),
+            watch_what={k: _bilingual(data["watch"][k]) for k in ("individuals", "sensitive")},
+            prevails=Prevails(
+                statute=str(data["prevails"]["statute"]),
+                articles=tuple(int(n) for n in data["prevails"]["articles"]),
+                paragraph=int(data["prevails"]["paragraph"]),
+                note=_bilingual(data["prevails"]["note"]),
+            ),
         )
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, RulesError):
@@ -163,6 +214,10 @@ def resolve_basis(rules: Rules, catalogue: Any) -> Rules:
             raise _problem(f"{basis.label()} is beyond the statute's {statute.articles} articles")
     if set(rules.exemptions) != set(EXEMPTIONS) or set(rules.routes) != set(ROUTES):
         raise _problem("exemptions and routes must be exactly those the engine knows")
+    if set(rules.exempt_part) != {"known", "unknown", "individuals", "sensitive"}:
+        raise _problem("exempt_part needs known, unknown, individuals and sensitive")
+    if not 0 < rules.watch_share < 1:
+        raise _problem("watch.share lies between 0 and 1")
     return rules
 
 

@@ -4,7 +4,8 @@ the form's facts lead to (`facts.route_mismatch`).
 A sentence counts as a conclusion about the client when it names the client (贵公司, 该公司,
 本公司, the company's name) or concludes (因此, 综上, 据此); questions, conditions (若, 如果,
 是否) and the common-mistakes section (which describes wrong conclusions on purpose) are not
-conclusions. Within a clause, a negation (无需, 免予, 不适用 ...) before 安全评估 or 标准合同
+conclusions; nor is advice for when a count reaches a threshold (达到1万人时…改为申报安全评估,
+累计人数达到…的，应当…, 届时). Within a clause, a negation (无需, 免予, 不适用 ...) before 安全评估 or 标准合同
 denies that route; a duty (应当, 需要, 适用 ...) before it asserts it."""
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ CLAUSE = re.compile(r"[^，,：:]+")
 HEADING = re.compile(r"【([^】\n]{1,20})】")
 SKIP_SECTIONS = ("常见错误",)
 SUBJECT = re.compile(r"(贵|该|本|你|我)(公司|司|单位|企业|集团)|委托人|因此|综上|据此|结论")
+# advice for later: a count that reaches a threshold ("达到1万人时", "超过…后", "累计人数达到…的，",
+# "届时") is a condition, for the route conclusions here and for the counts (app/route/claims.py)
+LATER = r"(?:达到|超过|增至|累计至)[^，,。；;]{0,30}?(?:时|之后|以后|后|的[，,])|届时"
 NOT_A_CLAIM = re.compile(
-    r"若|如果|假如|倘若|一旦|如属|如为|是否|能否|误以为|误认为|错误地|混淆|误将|例如|比如|？|\?"
+    r"若|如果|假如|倘若|一旦|如属|如为|是否|能否|误以为|误认为|错误地|混淆|误将|例如|比如|？|\?|"
+    + LATER
 )
 NEGATION = re.compile(
     r"无需|不需要|不需|无须|不必|免予|免于|不用|不适用|不触发|未触发|不属于|不应|不能|不可|不得|无法"

@@ -79,12 +79,13 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
     page.get_by_text("共 1 个修订").scroll_into_view_if_needed()
     shot(page, "history.png")
 
-    page.get_by_text("DOCX 带修订标记").click()
+    page.get_by_text("修订痕迹版（Word 修订与校验批注）").click()
     button = page.get_by_role("button", name="下载 DOCX", exact=True)
     page.wait_for_timeout(1500)  # the rerun replaces the download with the tracked one
     with page.expect_download() as download:
         button.click()
-    assert download.value.suggested_filename.endswith("-r1-tracked.docx")
+    # client — document — date — 第1稿（修订痕迹）: a name a lawyer recognises
+    assert download.value.suggested_filename.endswith("第1稿（修订痕迹）.docx")
     data = open(download.value.path(), "rb").read()  # noqa: SIM115 - a temp file of the browser
     body = docx.Document(io.BytesIO(data)).element.body
     ins = [m for m in body.iter(qn("w:ins")) if m.get(qn("w:author")) == "lena"]

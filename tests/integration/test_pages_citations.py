@@ -143,3 +143,23 @@ def test_generate_takes_the_date_from_the_form(page_env: Path) -> None:
     result = at.session_state["draft.result"]
     assert result.status == "error"
     assert result.context.doc_date == dt.date(2025, 5, 20)
+
+
+def test_the_draft_page_offers_the_client_copy_without_findings(page_env: Path) -> None:
+    """#40 item 4: a third download, the client copy: no comments, no appendix, the document's
+    date; the review copy keeps the finding as a comment."""
+    at = _page_with(MISMATCH, doc_date=dt.date(2025, 3, 15))
+    assert not at.exception
+    buttons = {b.label: b.proto.url for b in at.get("download_button")}
+    assert set(buttons) == {"下载 Markdown", "下载 DOCX（含批注）", "下载客户版 DOCX"}
+    media = at.session_state["test.media"]
+
+    def opened(label: str) -> docx.document.Document:
+        content = media.read_file(Path(buttons[label]).stem).content
+        return docx.Document(io.BytesIO(content))
+
+    review, client = opened("下载 DOCX（含批注）"), opened("下载客户版 DOCX")
+    assert any(r.reltype.endswith("/comments") for r in review.part.rels.values())
+    assert not any(r.reltype.endswith("/comments") for r in client.part.rels.values())
+    lines = [p.text for p in client.paragraphs if p.text]
+    assert "日期：2025年3月15日" in lines and not any("附录" in p for p in lines)

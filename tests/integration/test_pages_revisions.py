@@ -123,7 +123,11 @@ def test_history_lists_revisions_redline_and_search(app_env: Path) -> None:  # n
     assert any("3 characters inserted" in c.value or "inserted" in c.value for c in at.caption)
     labels = {d.label for d in at.get("download_button")}
     assert labels == {"Download Markdown", "Download DOCX"}
-    at.checkbox(key=f"history.tracked.{gid}.{version.value}").check().run()
+    copy = at.radio(key=f"history.copy.{gid}.{version.value}")
+    assert copy.options == ["Client copy (no check comments or appendix)",
+                            "Review copy (check comments and appendix)",
+                            "Tracked copy (Word revisions and check comments)"]  # fmt: skip
+    copy.set_value("Tracked copy (Word revisions and check comments)").run()
     assert not at.exception
 
     version.select_index(1).run()  # the model's own text: no redline, still both downloads

@@ -63,6 +63,33 @@ def test_a_negative_count_is_refused_on_the_panel_and_on_generate(app_env: Path)
     assert any("须为非负整数" in e.value for e in at.error)
 
 
+def test_the_panel_asks_for_the_exempt_part_watches_near_counts_and_quotes_article_7(
+    app_env: Path,  # noqa: F811
+) -> None:
+    """#40 items 2 and 5: HR exemption with 150,000 customers: the rest is counted and the part
+    asked for; 9,999 sensitive individuals: to be monitored; 规定第七条、第八条第二款 in full."""
+    at = app_as(make_user("alice", "drafter"))
+    at.button(key="draft.fill").click().run()
+    at.text_input(key=field(GUIDE, "individuals_count")).input("150000").run()
+    at.text_input(key=field(GUIDE, "sensitive_count")).input("0").run()
+    at.selectbox(key=field(GUIDE, "exemption")).select("依法实施跨境人力资源管理").run()
+    text = panel_text(at)
+    assert "适用路径：订立个人信息出境标准合同" in text and "人数不论多少" not in text
+    assert "请填写属于该情形的人数" in text
+    assert "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。" in text
+    assert "未能从公开来源读到" not in text
+    at.text_input(key=field(GUIDE, "exempt_individuals")).input("200000").run()
+    assert any("不能大于" in w.value for w in at.warning)
+    at.text_input(key=field(GUIDE, "exempt_individuals")).input("5000").run()
+    assert "145,000人" in panel_text(at)
+    at.selectbox(key=field(GUIDE, "exemption")).select("无").run()
+    at.text_input(key=field(GUIDE, "exempt_individuals")).input("").run()
+    at.text_input(key=field(GUIDE, "individuals_count")).input("50000").run()
+    at.text_input(key=field(GUIDE, "sensitive_count")).input("9999").run()
+    watch = [w.value for w in at.warning if "持续监测" in w.value]
+    assert len(watch) == 1 and "差额为1" in watch[0] and "自当年1月1日起累计计算" in watch[0]
+
+
 def test_a_filing_guide_drafted_on_the_server_has_the_route_in_its_prompt(llm_env: Path) -> None:  # noqa: F811
     at = app_as(make_user("alice", "drafter"))
     at.button(key="draft.fill").click().run()

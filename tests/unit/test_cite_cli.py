@@ -163,12 +163,19 @@ def test_cite_prints_a_paragraph_or_item_on_its_own(
     assert lines[1:-1] == text
 
 
+def test_the_paragraph_by_which_exemptions_prevail_can_be_cited(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(capsys, "cite", "《促进和规范数据跨境流动规定》第八条第二款")
+    assert code == 0 and "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。" in out
+
+
 @pytest.mark.parametrize(
     ("reference", "message"),
     [
         ("《个人信息保护法》第十三条第三款", "第十三条没有第三款"),
         ("《个人信息出境标准合同办法》第四条第一款第（五）项", "没有第一款第五项"),
-        ("《促进和规范数据跨境流动规定》第七条第二款", "未能从公开来源完整读到"),
+        ("《促进和规范数据跨境流动规定》第七条第三款", "第七条没有第三款"),
     ],
 )
 def test_cite_refuses_a_part_the_article_does_not_have(

@@ -303,7 +303,7 @@ def test_clauses_check_refuses_a_bad_library(
            "text": "依照《个人信息出境标准合同办法》第九条，应当在标准合同生效之日起10个工作日内备案。"}  # fmt: skip
     assert _clauses_check_with(tmp_path, monkeypatch, "standard-contract-filing", bad) == 2
     captured = capsys.readouterr()
-    assert "clause scc.bad" in captured.err and "standard-contract-filing: 8" in captured.out
+    assert "clause scc.bad" in captured.err and "standard-contract-filing: 10" in captured.out
 
 
 CSL = "中华人民共和国网络安全法"

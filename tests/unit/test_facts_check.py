@@ -95,6 +95,11 @@ EX_VALUES = {**VALUES, "individuals_count": "5000", "sensitive_count": ""}
         ("综上，该公司应当订立标准合同。", EX_VALUES, ["facts.route_mismatch"]),
         ("若该公司人数达到100万人，应当申报安全评估。", SC_VALUES, []),
         ("判断该公司是否需要申报安全评估。", SC_VALUES, []),
+        # advice for when a count reaches a threshold is a condition, not a conclusion
+        ("贵公司敏感个人信息达到1万人时，应当改为申报数据出境安全评估。", SC_VALUES, []),
+        ("该公司累计人数达到100万人以上的，应当申报数据出境安全评估。", SC_VALUES, []),
+        ("届时贵公司应当申报数据出境安全评估。", SC_VALUES, []),
+        ("贵公司已达到标准，应当申报数据出境安全评估。", SC_VALUES, ["facts.route_mismatch"]),
         ("【常见错误】\n该公司误以为应当申报安全评估。", SC_VALUES, []),
         ("关键信息基础设施运营者向境外提供个人信息的，应当申报安全评估。", SC_VALUES, []),
         # counts: the form's, in any form; thresholds and hypotheticals are not counts

@@ -83,7 +83,8 @@ def test_the_app_writes_facts_numbering_and_legal_bases(library) -> None:  # typ
     doc, plan = _plan(library, GUIDE, individuals_count="1,234,567")
     text, spans = assemble(plan.steps, {s.index: "" for s in plan.steps if s.generated})
     lines = text.splitlines()
-    assert lines[:2] == ["【适用情形】", "一、基本情况"]
+    assert lines[:5] == [doc.title_zh, "致：上海明川跨境电子商务有限公司", "日期：2025年3月15日",
+                         "【适用情形】", "一、基本情况"]  # fmt: skip
     assert (
         "（六）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1,234,567" in lines
     )  # as entered
@@ -162,7 +163,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
-    assert "part5:repetition_trimmed" in map(str, outcome.marks)
+    assert "part6:repetition_trimmed" in map(str, outcome.marks)
     assert all(r.sent < len(looping) for r in client.replays)  # the stream was cancelled
     assert outcome.status == "complete"
 
@@ -174,7 +175,7 @@ def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
     assert outcome.status == "truncated" and outcome.finish_reason == "length"
     assert "因为人数超过" not in outcome.text
-    assert "part5:budget_trimmed" in map(str, outcome.marks)
+    assert "part6:budget_trimmed" in map(str, outcome.marks)
     assert to_record(outcome, user_name="u").status == "truncated"
 
 
@@ -227,7 +228,8 @@ def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-un
             run.cancel()
     outcome = run.outcome()
     assert outcome.status == "stopped"
-    assert outcome.text.startswith("【适用情形】\n一、基本情况")
+    assert outcome.text.startswith(f"{doc.title_zh}\n致：")
+    assert "【适用情形】\n一、基本情况" in outcome.text
     assert len(client.requests) == 1  # later parts were never asked
 
 
@@ -246,7 +248,7 @@ def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert "合同法" not in outcome.text
     assert "该公司需要申报。请尽快准备。" in outcome.text
-    assert "sentences_removed:3" in map(str, outcome.marks)
+    assert "sentences_removed:3" in map(str, outcome.marks)  # one in each of the 3 parts
     assert outcome.check is not None and not outcome.check.has_errors
 
 
@@ -347,7 +349,8 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
         (
             {},
             "security_assessment",
-            ["六、申报材料", "《促进和规范数据跨境流动规定》第七条：", "数据出境安全评估申报书"],
+            ["申报材料（在数据出境申报系统最后一步上传）", "《促进和规范数据跨境流动规定》第七条：",
+             "数据出境安全评估申报表（", "第一步　数据处理者情况"],
             ["本指南是否适用", "备案材料（标准合同路径）", "第八条："],
         ),
         (

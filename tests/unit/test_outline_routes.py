@@ -23,8 +23,9 @@ OTHER_TYPES = ("confidentiality-agreement-points", "clause-continuation")
 SA, SC, EX = "security_assessment", "standard_contract_or_certification", "exempt"
 NO = "无"
 
-# rule id -> (route, form facts: is_ciio, important_data, individuals, sensitive, exemption)
-PATTERNS: dict[str, tuple[str, tuple[str, str, str, str, str]]] = {
+# rule id -> (route, form facts: is_ciio, important_data, individuals, sensitive, exemption
+# [, the exempt part: individuals])
+PATTERNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ciio": (SA, ("是", "否", "5000", "0", NO)),
     "important_data": (SA, ("否", "是", "500", "0", NO)),
     "individuals_assessment": (SA, ("否", "否", "1200000", "0", NO)),
@@ -32,16 +33,22 @@ PATTERNS: dict[str, tuple[str, tuple[str, str, str, str, str]]] = {
     "individuals_contract": (SC, ("否", "否", "150000", "0", NO)),
     "sensitive_contract": (SC, ("否", "否", "500", "800", NO)),
     "below_thresholds": (EX, ("否", "否", "5000", "0", NO)),
-    "ciio_no_personal_information": (EX, ("是", "否", "0", "0", NO)),
-    "exemption": (EX, ("否", "否", "2000000", "0", "订立、履行个人作为一方当事人的合同")),
-    "foreign_collected": (EX, ("否", "否", "300000", "0", "境外收集的个人信息经境内处理后出境")),
+    "no_personal_information": (EX, ("是", "否", "0", "0", NO)),
+    "exemption": (
+        EX,
+        ("否", "否", "2000000", "0", "订立、履行个人作为一方当事人的合同", "2000000"),
+    ),
+    "foreign_collected": (
+        EX,
+        ("否", "否", "300000", "0", "境外收集的个人信息经境内处理后出境", "300000"),
+    ),
     "trade_no_personal_information": (
         EX,
         ("否", "否", "0", "0", "国际贸易等活动中收集和产生的数据，不含个人信息或者重要数据"),
     ),
     "free_trade_zone": (
         EX,
-        ("否", "否", "2000000", "0", "自由贸易试验区内向境外提供负面清单外的数据"),
+        ("否", "否", "2000000", "0", "自由贸易试验区内向境外提供负面清单外的数据", "2000000"),
     ),
 }
 VOLUME_RULES = {
@@ -63,7 +70,7 @@ PROCEDURE: dict[str, tuple[str, ...]] = {
         "备案时限",
     ),
     SA: (
-        "数据出境安全评估申报书",
+        "数据出境安全评估申报表（",
         "风险自评估报告",
         "45个工作日",
         "复评",
@@ -99,13 +106,14 @@ def draft(
     if day != "example":
         changes |= {f.name: day for f in doc.fields if f.name in DATE_FIELDS}
     if rule:
-        ciio, important, people, sensitive, exemption = PATTERNS[rule][1]
+        ciio, important, people, sensitive, exemption, *exempt = PATTERNS[rule][1]
         changes |= {
             "is_ciio": ciio,
             "important_data": important,
             "individuals_count": people,
             "sensitive_count": sensitive,
             "exemption": exemption,
+            "exempt_individuals": exempt[0] if exempt else "",
         }
     values = validate_values(doc, {**doc.example_values(), **changes})
     decision = decide_route(doc, values)
@@ -237,7 +245,7 @@ CIIO_BY_DATE = {
 }
 CONTRACT = [
     ("filing within 10 working days", "自标准合同生效之日起10个工作日内", f"{SCC}第七条"),
-    ("the estimate is labelled", "以工作日计，遇法定节假日顺延", ""),
+    ("the deadline on the legal calendar", "法定节假日", ""),
     ("re-filing triggers", "补充或者重新订立标准合同，并履行相应备案手续", f"{SCC}第八条"),
 ]
 CERTIFICATION = [
@@ -298,29 +306,13 @@ def test_each_point_is_carried_by_a_sentence_with_its_citation(
 def test_the_standard_contract_deadline_is_computed_from_the_effective_date(
     library, outlines
 ) -> None:  # type: ignore[no-untyped-def]
-    """2025-04-01 (a Tuesday), the day itself not counted: ten weekdays later is 2025-04-15,
-    labelled an estimate (清明 on 4 April moves the real deadline, which the app cannot know)."""
+    """2025-04-01 (a Tuesday), the day itself not counted: ten working days later is
+    2025-04-16 on the legal calendar (4 April, 清明, is a public holiday), not the 15th a
+    Monday-to-Friday count gives; the years the calendar holds are named."""
     _, text, _ = draft(library, outlines, CHECKLIST, "individuals_contract")
-    assert "标准合同生效之日为2025-04-01" in text and "最迟为2025-04-15" in text
-    assert "上述日期为估算" in text
-
-
-@pytest.mark.parametrize(
-    ("start", "days", "end"),
-    [
-        ("2025-04-01", 10, "2025-04-15"),  # Tuesday: two weekends inside
-        ("2025-04-04", 1, "2025-04-07"),  # Friday: the next weekday is Monday
-        ("2025-04-05", 1, "2025-04-07"),  # Saturday
-        ("2026-12-02", 10, "2026-12-16"),
-        ("2026-12-02", 0, "2026-12-02"),
-    ],
-)
-def test_working_days_are_weekdays_after_the_start(start: str, days: int, end: str) -> None:
-    import datetime as dt
-
-    from app.outline.sources import add_working_days
-
-    assert add_working_days(dt.date.fromisoformat(start), days).isoformat() == end
+    assert "标准合同生效之日为2025-04-01" in text and "最迟为2025-04-16" in text
+    assert "2025-04-15" not in text and "估算" not in text
+    assert "法定节假日和调休安排为2004年至" in text
 
 
 CONFIDENTIALITY = "confidentiality-agreement-points"
@@ -356,10 +348,161 @@ def test_the_title_follows_the_route(library, type_id, rule) -> None:  # type: i
     from app.drafting.context import prepare
 
     doc = library.types[type_id]
-    ciio, important, people, sensitive, exemption = PATTERNS[rule][1]
+    ciio, important, people, sensitive, exemption, *exempt = PATTERNS[rule][1]
     values = {**doc.example_values(), "is_ciio": ciio, "important_data": important,
-              "individuals_count": people, "sensitive_count": sensitive, "exemption": exemption}  # fmt: skip
+              "individuals_count": people, "sensitive_count": sensitive, "exemption": exemption,
+              "exempt_individuals": exempt[0] if exempt else ""}  # fmt: skip
     title = prepare(doc, values, prompts_dir=PROMPTS).title
     route = PATTERNS[rule][0]
     assert ("安全评估申报表" in title) is (type_id == GUIDE and route == SA), title
     assert ("标准合同备案清单" in title) is (type_id == CHECKLIST and route == SC), title
+
+
+# --- #40: route advice without traps, and guides that guide the filing --------------------------
+def draft_with(library, outlines, type_id: str, **changes: str):  # type: ignore[no-untyped-def]
+    """The draft the app writes for the type's example values with `changes`, and its check."""
+    doc = library.types[type_id]
+    values = validate_values(doc, {**doc.example_values(), **changes})
+    decision = decide_route(doc, values)
+    plan = plan_for(outlines[type_id], doc, values, route=decision)
+    prose = {s.index: s.clause.text if s.clause else "" for s in plan.steps if s.generated}
+    text, _ = assemble(plan.steps, prose)
+    context = replace(checking_context(doc, values), plan=plan)
+    return decision, text, check(context, text).findings
+
+
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_an_exemption_covers_its_own_data_and_the_rest_is_counted(
+    library, outlines, type_id
+) -> None:  # type: ignore[no-untyped-def]
+    """150,000 customers with the HR exemption: never “人数不论多少”; the draft asks for the
+    employees' part while the form does not name it, and counts the rest once it does."""
+    hr = {
+        "individuals_count": "150000",
+        "sensitive_count": "0",
+        "exemption": "依法实施跨境人力资源管理",
+    }
+    decision, text, findings = draft_with(library, outlines, type_id, **hr)
+    assert decision.route == SC and "人数不论多少" not in text
+    assert "请填写属于该情形的人数" in text and findings == ()
+    decision, text, findings = draft_with(
+        library, outlines, type_id, **hr, exempt_individuals="5000"
+    )
+    assert decision.route == SC and "其中5,000人个人信息（不含敏感个人信息）属于该情形" in text
+    assert "145,000人" in text and findings == ()
+
+
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_a_count_one_short_of_the_threshold_is_to_be_monitored(library, outlines, type_id) -> None:  # type: ignore[no-untyped-def]
+    decision, text, findings = draft_with(
+        library, outlines, type_id, individuals_count="50000", sensitive_count="9999"
+    )
+    assert decision.route == SC
+    (line,) = [ln for ln in text.splitlines() if "持续监测" in ln]
+    assert "9,999人" in line and "差额为1" in line and "自当年1月1日起累计计算" in line
+    assert findings == ()
+
+
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_nothing_transferred_says_nothing_is_triggered(library, outlines, type_id) -> None:  # type: ignore[no-untyped-def]
+    _, text, findings = draft_with(
+        library, outlines, type_id, individuals_count="0", sensitive_count="0"
+    )
+    assert "不触发" in text and "累计向境外提供0人" not in text and "不满10万人" not in text
+    assert findings == ()
+
+
+@pytest.mark.parametrize("rule", ["ciio", "individuals_assessment", "important_data"])
+def test_the_checklist_under_an_assessment_route_gives_the_right_reason(
+    library, outlines, rule
+) -> None:  # type: ignore[no-untyped-def]
+    """No 【备案材料清单】 under an assessment route; a CIIO is outside the standard contract by
+    标准合同办法第四条第一款第一项 (and 规定第七条第一项), the anti-splitting rule (第四条第三款)
+    is given only where volumes decide."""
+    _, text, _ = draft(library, outlines, CHECKLIST, rule)
+    assert "【备案材料清单】" not in text and "【材料清单】" in text
+    splitting = [ln for ln in text.splitlines() if "数量拆分" in ln]
+    if rule == "ciio":
+        lines = [ln for ln in text.splitlines() if "非关键信息基础设施运营者" in ln]
+        assert any(f"{SCC}第四条第一款第一项" in ln for ln in lines), lines
+        assert any(f"{RULES}第七条第一款第一项" in ln for ln in text.splitlines())
+        assert splitting == []
+    elif rule == "individuals_assessment":
+        assert any(f"{SCC}第四条第三款" in ln for ln in splitting)
+    else:
+        assert splitting == [] and "不包括重要数据" in text
+
+
+GUIDE_STEPS = (
+    "第一步　数据处理者情况",
+    "第二步　法定代表人信息",
+    "第三步　数据安全负责人和管理机构信息",
+    "第四步　经办人信息",
+    "第五步　数据处理者遵守中国法律、行政法规、部门规章情况",
+    "第六步　数据出境场景",
+)
+FILING_STEPS = (
+    "第一步　个人信息处理者基本情况",
+    "第二步　法定代表人信息",
+    "第三步　经办人信息",
+    "第四步　承诺书",
+    "第五步　个人信息出境场景",
+    "第六步　个人信息出境标准合同",
+    "第七步　个人信息保护影响评估报告",
+    "第八步　其他相关证明材料",
+)
+
+
+def test_the_guide_walks_the_application_form_in_order_for_this_client(library, outlines) -> None:  # type: ignore[no-untyped-def]
+    _, text, _ = draft(library, outlines, GUIDE, "individuals_assessment")
+    positions = [text.find(step) for step in GUIDE_STEPS]
+    assert -1 not in positions and positions == sorted(positions)
+    walk = text[text.index("【逐项填写指引】") : text.index("【材料清单】")]
+    fields = [ln for ln in walk.splitlines() if "；证明材料：" in ln or "；常见错误：" in ln]
+    assert len(fields) >= 10 and all("常见错误：" in ln for ln in fields)
+    assert "填写“上海明川跨境电子商务有限公司”" in walk  # prefilled from the form
+    assert "Mingchuan Global Pte. Ltd.（新加坡）" in walk and "累计1200000人" in walk
+    assert "〔表单未填写" not in walk
+
+
+def test_the_guide_lists_the_materials_and_the_online_system(library, outlines) -> None:  # type: ignore[no-untyped-def]
+    _, text, _ = draft(library, outlines, GUIDE, "individuals_assessment")
+    materials = text[text.index("【材料清单】") : text.index("【常见错误】")]
+    for item in (
+        "统一社会信用代码证件（营业执照）影印件",
+        "法定代表人身份证件影印件",
+        "经办人授权委托书",
+        "承诺书",
+        "数据出境安全评估申报表",
+        "数据出境风险自评估报告",
+        "拟订立的法律文件",
+        "https://sjcj.cac.gov.cn",
+    ):
+        assert item in materials, item
+    _, ciio, _ = draft(library, outlines, GUIDE, "ciio")
+    assert "采用线下方式" in ciio and "采用线下方式" not in text
+
+
+def test_the_checklist_walks_the_filing_and_its_materials(library, outlines) -> None:  # type: ignore[no-untyped-def]
+    _, text, _ = draft(library, outlines, CHECKLIST, "individuals_contract")
+    positions = [text.find(step) for step in FILING_STEPS]
+    assert -1 not in positions and positions == sorted(positions)
+    assert "15个工作日内完成材料查验" in text and "10个工作日内提交补充完善材料" in text
+    for item in (
+        "经办人授权委托书",
+        "承诺书",
+        "统一社会信用代码证件影印件",
+        "https://sjcj.cac.gov.cn",
+    ):
+        assert item in text
+    _, assessed, _ = draft(library, outlines, CHECKLIST, "ciio")
+    assert [s for s in FILING_STEPS if s in assessed] == []
+
+
+@pytest.mark.parametrize("type_id", TRANSFER_TYPES)
+def test_the_document_opens_with_its_title_addressee_and_date(library, outlines, type_id) -> None:  # type: ignore[no-untyped-def]
+    _, text, _ = draft(library, outlines, type_id)
+    title, to, day = text.splitlines()[:3]
+    assert title == library.types[type_id].title_zh
+    assert to == f"致：{library.types[type_id].example_values()['company_name']}"
+    assert re.fullmatch(r"日期：20\d\d年\d{1,2}月\d{1,2}日", day)

@@ -73,7 +73,12 @@ def test_the_cross_border_guide_is_structured_like_a_lawyer_would(
     library: dict[str, DocType],
 ) -> None:
     doc = library["cross-border-filing-guide"]
-    assert doc.required_sections == ("【适用情形】", "【材料清单】", "【常见错误】")
+    assert doc.required_sections == (
+        "【适用情形】",
+        "【逐项填写指引】",
+        "【材料清单】",
+        "【常见错误】",
+    )
     assert "中华人民共和国个人信息保护法" in doc.statutes
     system = render(doc, doc.example_values(), route=decide_route(doc, doc.example_values())).system
     for ref in ("《数据出境安全评估办法》第四条", "第六条", "第三十八条", "第三十一条"):

@@ -40,7 +40,17 @@ FACTS = ("--ciio", "no", "--important-data", "no")
             [7, 40],
         ),
         (
-            (*FACTS, "--individuals", "5000000", "--exemption", "hr", "--exemption", "contract"),
+            (
+                *FACTS,
+                "--individuals",
+                "5000000",
+                "--exemption",
+                "hr",
+                "--exemption",
+                "contract",
+                "--exempt-individuals",
+                "5000000",
+            ),
             "exempt",
             [5],
         ),
@@ -71,6 +81,18 @@ def test_json_gives_the_route_its_basis_and_both_explanations(
     assert payload["explanation_zh"] and payload["explanation_en"]
 
 
+def test_the_exempt_part_comes_off_the_count_and_a_near_count_is_watched(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ("--individuals", "150000", "--exemption", "hr", "--exempt-individuals", "5000")
+    code, out, _ = run(capsys, *FACTS, *argv, "--format", "json")
+    payload = json.loads(out)
+    assert code == 0 and payload["route"] == "standard_contract_or_certification"
+    assert "145,000人" in payload["explanation_zh"]
+    code, out, _ = run(capsys, *FACTS, "--individuals", "50", "--sensitive", "9999")
+    assert code == 0 and "! 敏感个人信息自当年1月1日起累计为9,999人" in out
+
+
 def test_text_output_reads_in_the_settings_language(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, *FACTS, "--individuals", "150000")
     assert code == 0
@@ -95,6 +117,8 @@ def test_text_output_reads_in_the_settings_language(capsys: pytest.CaptureFixtur
         (*FACTS, "--individuals", "5", "--exemption", "tourism"),
         (*FACTS, "--individuals", "5", "--format", "xml"),
         ("--ciio", "no", "--individuals", "5"),
+        (*FACTS, "--individuals", "5", "--exemption", "hr", "--exempt-individuals", "6"),
+        (*FACTS, "--individuals", "5", "--exemption", "hr", "--exempt-sensitive", "1"),
     ],
 )
 def test_bad_values_give_one_line_and_exit_2(

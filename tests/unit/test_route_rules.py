@@ -9,7 +9,13 @@ import yaml
 
 from app.config import REPO_ROOT
 from app.prompts import load_library
-from app.route.form import EXEMPTION_CHOICES, YES_NO, decision_from_values, facts_from_values
+from app.route.form import (
+    COUNT_FIELDS,
+    EXEMPTION_CHOICES,
+    YES_NO,
+    decision_from_values,
+    facts_from_values,
+)
 from app.route.rules import RULES_FILE, RulesError, load_rules, parse_rules, resolve_basis
 from app.validation import load_catalogue
 from app.validation.texts import load_texts
@@ -81,7 +87,7 @@ def test_the_transfer_types_offer_exactly_the_choices_the_route_reads() -> None:
         assert set(doc.get_field("exemption").choices) == set(EXEMPTION_CHOICES)  # type: ignore[union-attr]
         assert set(doc.get_field("important_data").choices) <= set(YES_NO)  # type: ignore[union-attr]
         assert set(doc.get_field("is_ciio").choices) <= set(YES_NO)  # type: ignore[union-attr]
-        for name in ("individuals_count", "sensitive_count"):
+        for name in COUNT_FIELDS:
             assert doc.get_field(name).kind == "count"  # type: ignore[union-attr]
         assert decision_from_values(doc.example_values()) is not None
 
@@ -108,6 +114,27 @@ def test_the_transfer_types_offer_exactly_the_choices_the_route_reads() -> None:
             {"is_ciio": "否", "important_data": "否", "individuals_count": "5", "exemption": "x"},
             False,
         ),
+        # the exempt part cannot be larger than the count it is part of
+        (
+            {
+                "is_ciio": "否",
+                "important_data": "否",
+                "individuals_count": "5",
+                "exemption": "依法实施跨境人力资源管理",
+                "exempt_individuals": "6",
+            },
+            False,
+        ),
+        (
+            {
+                "is_ciio": "否",
+                "important_data": "否",
+                "individuals_count": "5",
+                "exemption": "依法实施跨境人力资源管理",
+                "exempt_individuals": "5",
+            },
+            True,
+        ),
     ],
 )
 def test_form_values_give_facts_only_when_complete(values: dict[str, str], complete: bool) -> None:
@@ -117,3 +144,15 @@ def test_form_values_give_facts_only_when_complete(values: dict[str, str], compl
 def test_the_rules_file_is_where_the_docs_say() -> None:
     assert RULES_FILE == REPO_ROOT / "app" / "route" / "rules.yaml"
     assert Path(REPO_ROOT / "docs" / "routes.md").is_file()
+
+
+def test_the_paragraph_by_which_exemptions_prevail_is_quoted_in_full_with_how_it_was_read() -> None:
+    """规定第七条、第八条第二款: quoted from the statute-text store, no longer “not read”."""
+    prevails = load_rules().prevails
+    quote = prevails.quote()
+    assert quote.zh == (
+        "《促进和规范数据跨境流动规定》第七条第二款、第八条第二款："
+        "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。"
+    )
+    assert "推定" in prevails.note.zh and "inferred" in prevails.note.en
+    assert "未能从公开来源读到" not in load_rules().scope_note.zh

@@ -41,7 +41,7 @@ PART_CASES: list[tuple[str, list[tuple[str, str, str]]]] = [
     # the parts that exist
     ("依据《个人信息保护法》第十三条第七项，法律、行政法规规定的其他情形。", []),
     ("依据《个人信息保护法》第三十一条第二款，应当制定专门的个人信息处理规则。", []),
-    # a 款 that could not be read (数据跨境流动规定 第七条第二款) is never reported missing
+    # 数据跨境流动规定 第七条第二款 is held (joined from the parts read): it exists
     ("具体情形见《促进和规范数据跨境流动规定》第七条第二款。", []),
     # the cross-border 项 of PIPL 55 by the wrong number: read beyond the 款's lead-in
     (

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.validation import load_catalogue
-from app.validation.texts import StatuteTextError, load_texts
+from app.validation.texts import TEXTS_DIR, StatuteTextError, load_texts
 
 CSL = "中华人民共和国网络安全法"
 
@@ -83,10 +84,14 @@ def test_the_cac_measures_record_their_cross_check_and_what_could_not_be_read() 
     scc, cbdf = store.by_key("scc-2023"), store.by_key("cbdf-2024")
     assert scc is not None and cbdf is not None
     assert "CN-GOV-015" in scc.source and "CN-REG-007" in cbdf.source
-    assert scc.checked and cbdf.checked and "未能" in cbdf.checked
-    # 第七条、第八条: the second 款 was cut off in the transcription; only the first is held
-    assert cbdf.incomplete == frozenset({7, 8}) and not scc.incomplete
-    assert [len(cbdf.article(n).paragraphs) for n in (7, 8)] == [1, 1]  # type: ignore[union-attr]
+    assert scc.checked and cbdf.checked and "joined" in cbdf.checked
+    # 第七条、第八条: the second 款, cut off in the transcription, is held from the parts read
+    assert not cbdf.incomplete and not scc.incomplete
+    prevails = "属于本规定第三条、第四条、第五条、第六条规定情形的，从其规定。"
+    assert [cbdf.article(n).part(2) for n in (7, 8)] == [prevails, prevails]  # type: ignore[union-attr]
+    joined = json.loads((TEXTS_DIR / "cbdf-2024.json").read_text(encoding="utf-8"))["joined"]
+    assert set(joined) == {"7", "8"} and all("未经逐字读到" in note for note in joined.values())
+    assert "备案指南（第二版）" in joined["8"]
     assert len(scc.article(4).paragraphs[0].items) == 4  # type: ignore[union-attr]
 
 
@@ -197,6 +202,35 @@ def _build_script():  # scripts/ is not a package: load the rebuild script by pa
     sys.modules[spec.name] = module  # its dataclasses look their module up while defined
     spec.loader.exec_module(module)
     return module
+
+
+def test_a_cut_paragraph_is_joined_only_where_the_readings_agree(tmp_path: Path) -> None:
+    """The build holds a cut 款 only if its head is the transcription's cut line and a second
+    source quoting it begins with its tail; otherwise it stops."""
+    script = _build_script()
+    rows = [
+        {"source_id": "X-1", "article_ref": "第一条", "content": "第一条 甲。\n 属于本规定"},
+        {
+            "source_id": "Q-2",
+            "article_ref": "第六条",
+            "content": "第六条规定情形的，从其规定。 \n 乙",
+        },
+    ]
+    jsonl = tmp_path / "regulation_articles.jsonl"
+    jsonl.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in rows), encoding="utf-8")
+    text = "属于本规定第六条规定情形的，从其规定。"
+    spec = script.Spec(
+        "x", "某规定", "v", (), "2024-01-01", "2024-01-01", "s", ai4law="X-1",
+        joined=(script.Join(1, text, "note", "Q-2", "第六条", "第六条规定情形的，从其规定。"),),
+    )  # fmt: skip
+    articles, _ = script.ai4law_articles(jsonl, "X-1")
+    incomplete, notes = script.join_cut_paragraphs(spec, articles, jsonl)
+    assert incomplete == [] and notes == {"1": "note"}
+    assert articles[0]["paragraphs"][1] == {"text": text, "items": []}
+    for wrong in ("不属于本规定……", "属于本规定第六条另有规定的，从其规定。"):
+        bad = replace(spec, joined=(replace(spec.joined[0], text=wrong),))
+        with pytest.raises(SystemExit):
+            script.join_cut_paragraphs(bad, script.ai4law_articles(jsonl, "X-1")[0], jsonl)
 
 
 def test_rebuild_reads_the_ai4law_lines_drops_page_furniture_and_flags_cut_text(
