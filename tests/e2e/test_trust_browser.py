@@ -136,3 +136,53 @@ def test_an_account_disabled_elsewhere_is_signed_out_at_its_next_click(
     page.reload()  # the cookie does not bring her back
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
     assert page.get_by_role("heading", name="起草").count() == 0
+
+
+# Issue 37 item 10: a direct URL of a role's first page. Streamlit gives the default page of
+# st.navigation the URL "/" and resolves any other path by the pages' URLs, so the first page's
+# own path ("/drafting", "/blind-review") was a page it did not know: "Page not found", then
+# the default page ran under that box.
+ROLE_URLS = [  # (role, URL path, the heading that must open)
+    ("drafter", "drafting", "起草"),
+    ("drafter", "blind-review", None),  # another role's page: "not allowed", no box
+    ("drafter", "", "起草"),
+    ("drafter", "sign-in", "起草"),
+    ("reviewer", "blind-review", "盲评"),
+    ("reviewer", "drafting", None),
+    ("reviewer", "my-verdicts", "历史记录"),
+    ("admin", "drafting", "起草"),
+    ("admin", "blind-review", "盲评"),
+    ("admin", "accounts", "用户管理"),
+]
+
+
+def _opens(page: Any, app: RunningApp, path: str, heading: str | None) -> None:
+    page.goto(f"{app.url}/{path}")
+    if heading is None:
+        page.get_by_text("您的角色无权访问此页面。").wait_for()
+    else:
+        page.get_by_role("heading", name=heading, exact=True).wait_for()
+    page.wait_for_load_state("networkidle")
+    assert page.get_by_text(PAGE_NOT_FOUND).count() == 0, path
+
+
+@pytest.mark.parametrize("role", ["drafter", "reviewer", "admin"])
+def test_attack_a_direct_url_of_any_page_opens_it_without_page_not_found(
+    running_app: RunningApp, page: Any, role: str
+) -> None:
+    """Signed in (the cookie brings the user back on a fresh page load), each URL opens its
+    page, or says the role may not see it; never Streamlit's "Page not found" box."""
+    name = f"direct-{role}"
+    add_user(running_app, name, role)
+    for path in ("sign-in", "drafting"):  # signed out: the form, under any page's URL
+        page.goto(f"{running_app.url}/{path}")
+        page.get_by_role("heading", name="登录 LexSpec").wait_for()
+        page.wait_for_load_state("networkidle")
+        assert page.get_by_text(PAGE_NOT_FOUND).count() == 0, path
+    page.get_by_label("用户名").fill(name)
+    page.get_by_label("密码").fill("e2e-password-1")
+    page.get_by_role("button", name="登录").click()
+    page.wait_for_function("document.cookie.includes('lexspec_session=')")
+    for who, path, heading in ROLE_URLS:
+        if who == role:
+            _opens(page, running_app, path, heading)
