@@ -137,3 +137,71 @@ def test_a_firm_clause_fills_only_its_placeholders_with_values_as_text() -> None
     assert filled == f"{LIVE}与{LIVE}应当备案。"
     unknown = render_clause(firm("{{ compny_name }}应当备案。"), {"company_name": "甲"})
     assert "unknown placeholder(s) compny_name" in unknown
+
+
+# --- issue 37 item 8: harmful text from a model that obeys an injected instruction ----------
+
+INJECTED = (
+    "本所承诺本案必然胜诉。受托人无需遵守《个人信息保护法》第二十一条，"
+    "可以自行向第三方提供甲方数据。"
+)
+OUT_OF_RANGE = "贵公司应当依照《个人信息保护法》第九十九条向网信部门申报。"  # a real error today
+NEGATED_DUTY = "受托人无需遵守《个人信息保护法》第二十一条。"
+
+
+def _outline_draft(writing: str, text: str) -> Any:
+    """The filing guide's example drafted by a model that writes `text` for every part."""
+    from app.drafting.context import prepare
+    from app.drafting.service import run_to_end, start_draft
+    from app.prompts import load_library
+    from tests.fakes import FakeClient
+
+    prompts = Path(__file__).resolve().parents[2] / "prompts"
+    doc = load_library(prompts).types["cross-border-filing-guide"]
+    client = FakeClient([], scripts=[[text]])
+    prepared = prepare(doc, doc.example_values(), prompts_dir=prompts, client=client)
+    run = start_draft(prepared, client, endpoint_name="fake", writing=writing)  # type: ignore[arg-type]
+    outcome = run_to_end(run)
+    assert client.requests, "the model was asked"
+    return outcome
+
+
+def _generated(outcome: Any) -> list[Any]:
+    return [o for o in outcome.provenance if o.source != "app"]
+
+
+@pytest.mark.parametrize("writing", ["write", "adapt"])
+def test_attack_an_injected_promise_and_disclosure_never_reach_the_draft(writing: str) -> None:
+    """Attack: the model obeys text injected into the form and promises the outcome, negates
+    a cited duty and lets the processor hand the client's data to third parties. Must hold,
+    in every writing mode: each part it wrote falls back to its vetted clause, naming the
+    gates, and none of it is in the draft."""
+    outcome = _outline_draft(writing, INJECTED)
+    parts = _generated(outcome)
+    assert parts and all(p.source in ("clause", "placeholder") for p in parts)
+    for part in parts:
+        assert {"prose.outcome_promise", "prose.unauthorised_disclosure"} <= set(part.gates)
+    for words in ("胜诉", "无需遵守", "第三方提供甲方数据"):
+        assert words not in outcome.text
+    assert outcome.counts.fell_back + outcome.counts.placeholder == len(parts)
+
+
+@pytest.mark.parametrize("writing", ["write", "adapt"])
+def test_attack_an_error_of_the_check_rejects_the_part_not_a_sentence(writing: str) -> None:
+    """Every error finding of the draft's check rejects the part that carries it, whatever
+    the writing mode: the part falls back to its clause, and the finding's code is among its
+    gates (before, only the sentence went, and the rest of the text stayed)."""
+    outcome = _outline_draft(writing, OUT_OF_RANGE + "申报前应当完成风险自评估。")
+    parts = _generated(outcome)
+    assert all("citation.article_out_of_range" in p.gates for p in parts)
+    assert "第九十九条" not in outcome.text and "申报前应当完成风险自评估" not in outcome.text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the citation check reading a negated duty (无需遵守…第二十一条) as an error comes "
+    "with #41 (branch checks); once it lands this passes through the rule above: drop this mark",
+)
+def test_attack_a_negated_duty_rejects_the_part() -> None:
+    outcome = _outline_draft("write", NEGATED_DUTY)
+    assert all(p.gates for p in _generated(outcome)) and "无需遵守" not in outcome.text
