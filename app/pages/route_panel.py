@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.drafting.context import decide_route
+from app.pages.plain_text import plain
 from app.pages.ui_state import lang, tr
 from app.route.form import INDIVIDUALS_FIELD, SENSITIVE_FIELD, parse_count
 
@@ -45,7 +46,7 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
             tr("route.result", route=decision.route_text.text(ui_lang)), icon=":material/route:"
         )
         st.markdown(tr("route.basis", basis=decision.basis_text()))
-        st.caption(decision.explanation.text(ui_lang))
+        st.caption(plain(decision.explanation.text(ui_lang)))  # quotes the form's figures
         if decision.route != doc_type.route:
             st.warning(
                 tr(
@@ -57,5 +58,5 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
             )
         with st.expander(tr("route.changes")):
             for change in decision.changes:
-                st.markdown(f"- {change.text(ui_lang)}")
-        st.caption(decision.scope_note.text(ui_lang))
+                st.markdown(f"- {plain(change.text(ui_lang))}")
+        st.caption(plain(decision.scope_note.text(ui_lang)))
