@@ -46,7 +46,9 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
         c.value.startswith("This part of this revision is already proposed as #1")
         for c in at.caption
     )
-    assert any("firm.why-route (proposed, waiting for approval)" in shown(m.value) for m in at.markdown)
+    assert any(
+        "firm.why-route (proposed, waiting for approval)" in shown(m.value) for m in at.markdown
+    )
     assert not [b for b in at.button if str(b.key).endswith(".propose")]
 
     admin = page_as(_history_page, boss)
