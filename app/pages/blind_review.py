@@ -122,10 +122,11 @@ def _open(pair: BlindPair, design: str) -> bool:
 
 
 def study_label(study: ReviewerStudy) -> str:
-    """A neutral label for a reviewer: the study's number and document type, never its name."""
+    """A neutral label for a reviewer: the study's number and document type, never its name
+    (shown as a select option and a table cell, which are text, not Markdown)."""
     types = library().types
     kind = types[study.doc_type].title(lang()) if study.doc_type in types else study.doc_type
-    return tr("review.study_label", number=study.id, type=kind)
+    return t("review.study_label", lang(), number=study.id, type=kind)  # an option, a cell: text
 
 
 def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:

@@ -194,6 +194,8 @@ def test_attack_a_direct_url_of_any_page_opens_it_without_page_not_found(
 # issue the request, which is what the page's request log catches.
 ATTACKER = "evil.test"
 IMAGE = f"![t](http://{ATTACKER}/p.png)"
+# as the page shows it: a word joiner (invisible) after the colon keeps it from being a link
+SHOWN = IMAGE.replace(":", ":\u2060")
 
 
 def _hostile_study_and_record(app: RunningApp) -> None:
@@ -246,7 +248,7 @@ def test_attack_markdown_in_user_text_fetches_nothing_in_another_users_browser(
 
     sign_in(page, running_app, "mark", "盲评")  # the reviewer opens the case's inputs
     page.get_by_text("案例输入").click()
-    page.get_by_text(f"明川公司{IMAGE}").wait_for()  # shown as the text typed
+    page.get_by_text(f"明川公司{SHOWN}").wait_for()  # shown as the text typed
     page.wait_for_load_state("networkidle")
     page.get_by_role("button", name="退出登录").click()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
@@ -256,7 +258,7 @@ def test_attack_markdown_in_user_text_fetches_nothing_in_another_users_browser(
     page.get_by_role("button", name="登录").click()
     page.get_by_role("heading", name="起草").wait_for()
     page.goto(f"{running_app.url}/generations")
-    page.get_by_text(f"《{IMAGE}条例》").first.wait_for()  # the finding, as text
+    page.get_by_text(f"《{SHOWN}条例》").first.wait_for()  # the finding, as text
     page.wait_for_load_state("networkidle")
     assert [url for url in requested if ATTACKER in url] == []
     assert page.locator(f"img[src*='{ATTACKER}'], a[href*='{ATTACKER}']").count() == 0

@@ -84,10 +84,11 @@ def test_attack_markdown_in_a_form_value_is_text_in_the_reviewers_case_inputs() 
         )
         for item in review.list_items(study.id, session=session):
             review.complete_item(item.id, session=session, text=f"正文{IMAGE}", generation_id=None)
-    at = page_as(_reviewer_page, rita, lang="zh")
-    at.get("expander")  # the case's inputs
+    at = page_as(_reviewer_page, rita, lang="en")
     assert not at.exception
     assert page_is_inert(at) == []
+    options = at.selectbox(key="review.study").options  # text, not Markdown: nothing escaped
+    assert options and all("\\" not in o and "(" in o for o in options), options
     inputs = [shown(m.value) for m in at.markdown]
     assert any(f"明川公司{IMAGE}" in line for line in inputs), inputs  # shown, as text
 
