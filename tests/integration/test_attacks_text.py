@@ -199,8 +199,9 @@ def test_attack_an_error_of_the_check_rejects_the_part_not_a_sentence(writing: s
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the citation check reading a negated duty (无需遵守…第二十一条) as an error comes "
-    "with #41 (branch checks); once it lands this passes through the rule above: drop this mark",
+    reason="the citation check reads a negated duty (无需遵守…第二十一条) as the error "
+    "citation.negates_duty from #41 (branch checks; with it merged this test passes): drop this "
+    "mark at that merge",
 )
 def test_attack_a_negated_duty_rejects_the_part() -> None:
     outcome = _outline_draft("write", NEGATED_DUTY)
