@@ -57,6 +57,8 @@ FindingCode = Literal[
     "prose.repetition",
     "prose.wrong_fact",
     "prose.cut_off",
+    "prose.outcome_promise",
+    "prose.unauthorised_disclosure",
     # fidelity gates (app/outline/fidelity.py): an adapted part stays its clause; every model
     # part ends a sentence, states no form field and uses only the characters legal prose needs
     "prose.lost_term",

@@ -89,28 +89,40 @@ def _page(spec: PageSpec, render: Callable[[], None], *, hidden: bool = False) -
     )
 
 
+def _landing(render: Callable[[], None], title: str) -> st.Page:
+    """The default page, at "/", drawing the first page. Streamlit gives the default page of
+    st.navigation the URL "/" whatever its `url_path`, so were a real page the default its own
+    path ("/drafting") would be unknown and show "Page not found"; this hidden one leaves
+    every page its own URL. It draws the page rather than switching to it, so the first run
+    of a session is one run."""
+    return st.Page(render, title=title, url_path="", default=True, visibility="hidden")
+
+
 def _pages_for(user: User) -> list[st.Page]:
     """The user's pages; every other page's URL stays known (hidden: a reload or a bookmark of
-    it says "not allowed" instead of Streamlit's "Page not found")."""
+    it says "not allowed" instead of Streamlit's "Page not found"). "/" and the sign-in
+    address (as after signing in) show the first page."""
     mine = [_page(spec, spec.render) for spec in PAGES if user.role in spec.roles]
     others = [
         _page(spec, spec.render, hidden=True) for spec in PAGES if user.role not in spec.roles
     ]
 
-    def home() -> None:  # signed in at the sign-in address (as after signing in): the first page
+    def home() -> None:
         st.switch_page(mine[0])
 
     again = st.Page(home, title=tr("nav.sign_in"), url_path=SIGN_IN_PATH, visibility="hidden")
-    return [*mine, *others, again]
+    first = next(spec for spec in PAGES if user.role in spec.roles)
+    return [_landing(first.render, tr(first.title_key)), *mine, *others, again]
 
 
 def _sign_in_pages() -> list[st.Page]:
-    """The sign-in form, also under every page's URL: after signing in, a reloaded or
-    bookmarked page's URL shows that page."""
+    """The sign-in form, at its own address and under every page's URL: after signing in, a
+    reloaded or bookmarked page's URL shows that page. "/" opens the form."""
     form = st.Page(
         sign_in.render, title=tr("nav.sign_in"), icon=":material/login:", url_path=SIGN_IN_PATH
     )
-    return [form, *(_page(spec, sign_in.render, hidden=True) for spec in PAGES)]
+    pages = [_page(spec, sign_in.render, hidden=True) for spec in PAGES]
+    return [_landing(sign_in.render, tr("nav.sign_in")), form, *pages]
 
 
 def _sidebar(user: User | None) -> None:

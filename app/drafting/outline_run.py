@@ -24,6 +24,7 @@ from app.outline.run import (
     drop_bad_sentences,
     open_part,
     part_budget,
+    part_errors,
     part_messages,
 )
 
@@ -167,10 +168,11 @@ class OutlineRun(Run):
                 self._settle(step)
 
     def _settle(self, step: Step) -> None:
-        """A finished part's prose is final. Prose that fails a gate falls back to the part's
-        clause (or NO_TEXT); otherwise its sentences that carry an error are removed now, so
-        the text printed part by part is the text recorded. A part left with no prose shows its
-        clause, else NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
+        """A finished part's prose is final. Prose that fails a gate, or in which the draft's
+        check finds an error, falls back to the part's clause (or NO_TEXT); otherwise the
+        sentences of earlier parts that now carry an error are removed, so the text printed
+        part by part is the text recorded. A part left with no prose shows its clause, else
+        NO_TEXT, so the numbering has no gap and the lawyer sees what to write."""
         index, values = step.index, dict(self.context.prompt.values)
         facts = facts_for(values, self.plan.facts, step)
         last = self._parts[-1]
@@ -182,6 +184,7 @@ class OutlineRun(Run):
             self.plan.system,
             truncated=last.status == GenerationStatus.TRUNCATED
             or Guard.BUDGET_CUT_MID_SENTENCE in last.marks,
+            checked=part_errors(self._prose, self.plan.steps[: index + 1], self._check),
         )
         if not got.fell_back:
             keep = frozenset(i for i, s in self._sources.items() if s.source == "clause")

@@ -30,6 +30,9 @@ from app.validation import Catalogue
 
 # a figure a lawyer must check against the article: a number with a unit of people or time
 FIGURE = re.compile(r"\d+(?:\.\d+)?\s*(?:万人|人|个工作日|个月|年|日)")
+# a firm clause's placeholder, `{{ company_name }}`, and any other template syntax
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+TEMPLATE_SYNTAX = re.compile(r"\{[{%#].*?(?:[}%#]\}|$)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,11 @@ def refusal(clause: Clause, ctx: ClauseContext) -> str | None:
 
 
 def render_clause(clause: Clause, context: Mapping[str, object]) -> str:
-    """The clause filled from the form in the sandbox; "!reason" when it cannot be."""
+    """The clause filled from the form; "!reason" when it cannot be. A shipped clause (the
+    app's own file) is a template run in the sandbox; a firm clause (written by a user: a
+    revision proposed, a file imported) is data, filled only at its placeholders."""
+    if clause.origin == "firm":
+        return fill_placeholders(clause.text, context)
     from app.prompts import sandbox
 
     env = sandbox()
@@ -77,6 +84,22 @@ def render_clause(clause: Clause, context: Mapping[str, object]) -> str:
         return env.from_string(clause.text).render(context).strip()
     except TemplateError as exc:  # syntax, sandbox and undefined errors
         return f"!the text does not render: {type(exc).__name__}: {exc}"
+
+
+def fill_placeholders(text: str, context: Mapping[str, object]) -> str:
+    """`text` with each `{{ field }}` replaced by the form's value, as text (a value is never
+    read again); "!reason" for a placeholder the form does not have or for any other template
+    syntax, which a firm clause may not hold: it would be shown as written, or was meant to
+    run."""
+    unknown = {n for n in PLACEHOLDER.findall(text) if not isinstance(context.get(n), str)}
+    if unknown:
+        return f"!unknown placeholder(s) {', '.join(sorted(unknown))}"
+    if found := TEMPLATE_SYNTAX.search(PLACEHOLDER.sub("", text)):
+        return (
+            f"!template syntax {found.group()[:40]!r} is not a placeholder of the form "
+            "(a firm clause is filled only at {{ field }} placeholders)"
+        )
+    return PLACEHOLDER.sub(lambda m: str(context[m.group(1)]), text).strip()
 
 
 def _article_text(cite: Cite, day: dt.date) -> tuple[str | None, str | None]:

@@ -25,6 +25,14 @@ tests/unit/test_gates.py.
   the same way in the known text (the `GATE` policy).
 - prose.cut_off: the part's budget cut it (the caller says so) and its text does not end a
   sentence (。！？；…, a closing quote or bracket): the last sentence is unfinished.
+- prose.outcome_promise: the part promises an outcome: a word of certainty (必然, 一定, 保证,
+  确保, 承诺 …) before winning (胜诉, 打赢) or an approval (通过…审批/评估/备案, 获批), 承诺…结果,
+  百分之百…通过, 万无一失; unless its clause denies it (无法保证, 不一定, 并不必然). 通过 as
+  "by way of" (保证通过合法途径) is no approval.
+- prose.unauthorised_disclosure: the part lets a party hand data to third parties on its own: a
+  permission (可以, 可, 有权, 允许; not 不可, 无权) with 自行, 任意, 随意, 擅自 or 无需/未经…同意,
+  then providing, disclosing, transferring or sharing to a third party (PIPL articles 21 and 23
+  require the agreement and the consent this waives).
 """
 
 from __future__ import annotations
@@ -56,6 +64,22 @@ ROLE_VOICE = re.compile(
     re.IGNORECASE,
 )
 SENTENCE_END = re.compile(r"[。！？；!?;…」』”’）)】]\s*$")
+_CLAUSE = r"[^，。；！？,;!?\n]"  # a character inside one clause of a sentence
+_WIN = r"(?:胜诉|赢得?(?:诉讼|官司|本案)|打赢|获胜)"
+_PASS = rf"(?:通过{_CLAUSE}{{0,10}}?(?:审批|审核|审查|评估|备案|认证|申报|核准|许可)|获批|获得批准|得到批准|获准|过审)"
+PROMISE = re.compile(
+    rf"(?:必然|必定|一定|肯定|保证|确保|担保|包|稳)(?:能够|能|会|可以|可|将|得以)?(?:{_WIN}|{_PASS})"
+    rf"|承诺{_CLAUSE}{{0,8}}?结果"
+    rf"|(?:百分之百|100\s*[%％])(?:{_CLAUSE}{{0,6}}?)(?:{_WIN}|{_PASS}|成功)"
+    r"|万无一失|稳操胜券|包赢|稳赢|包过"
+)
+DENIAL = re.compile(r"不|无法|未必|难以|没有|无从|并非|否")
+DISCLOSE = re.compile(
+    r"(?<![不无未非])(?:可以|可|有权|得以|允许|能够)"
+    rf"(?:自行|任意|随意|擅自|(?:无需|无须|不必|不经|未经){_CLAUSE}{{0,10}}?(?:同意|授权|许可))"
+    rf"{_CLAUSE}{{0,16}}?(?:第三方{_CLAUSE}{{0,4}}?(?:提供|披露|转让|共享|出售|转移|传输|泄露)"
+    rf"|(?:提供|披露|转让|共享|出售|转移|传输|泄露){_CLAUSE}{{0,8}}?第三方)"
+)
 
 
 def instruction_echo(text: str, instruction: str, known: str = "") -> list[Finding]:
@@ -127,6 +151,21 @@ def cut_off(text: str, truncated: bool) -> list[Finding]:
     return [finding("prose.cut_off", start, len(body), "", tail=body[start:][-20:])]
 
 
+def outcome_promise(text: str) -> list[Finding]:
+    for m in PROMISE.finditer(text):
+        clause = re.split(r"[，。；！？,;!?\n]", text[: m.start()])[-1]
+        if not DENIAL.search(clause[-8:]):
+            return [finding("prose.outcome_promise", m.start(), m.end(), "", found=m.group())]
+    return []
+
+
+def unauthorised_disclosure(text: str) -> list[Finding]:
+    m = DISCLOSE.search(text)
+    if m is None:
+        return []
+    return [finding("prose.unauthorised_disclosure", m.start(), m.end(), "", found=m.group())]
+
+
 def gate_findings(
     text: str, instruction: str, facts: Facts, *, truncated: bool = False
 ) -> tuple[Finding, ...]:
@@ -139,4 +178,6 @@ def gate_findings(
         *repetition(text),
         *wrong_fact(text, facts),
         *cut_off(text, truncated),
+        *outcome_promise(text),
+        *unauthorised_disclosure(text),
     )

@@ -7,8 +7,9 @@ records the result per part (the audit log's params.draft.parts and params.draft
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.domain import Bilingual, Finding, GenerationStatus, PartSource, PartWriting
@@ -28,6 +29,7 @@ class Settled:
     text: str
     source: PartSource
     gates: tuple[str, ...] = ()  # the prose gates it failed (their finding codes)
+    failed: tuple[Finding, ...] = ()  # their findings (messages with their numbers)
 
     @property
     def fell_back(self) -> bool:
@@ -46,6 +48,8 @@ class PartOrigin:
     version: str = ""  # the clause's version
     gates: tuple[str, ...] = ()
     section: str = ""  # the heading of its section (【适用情形】), "" when it has none
+    # the gates' findings, for the messages of this run (the log keeps the codes, `gates`)
+    failed: tuple[Finding, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -75,11 +79,11 @@ def facts_for(values: dict[str, str], facts_block: str, step: Step) -> Facts:
     return read_facts(values, known=f"{facts_block}\n{clause}")
 
 
-def fallback(step: Step, gates: tuple[str, ...]) -> Settled:
+def fallback(step: Step, gates: tuple[str, ...], failed: tuple[Finding, ...] = ()) -> Settled:
     """The part's clause, else the placeholder, standing in for prose that cannot be used."""
     if step.clause is not None:
-        return Settled(step.clause.text, "clause", gates)
-    return Settled(NO_TEXT, "placeholder", gates)
+        return Settled(step.clause.text, "clause", gates, failed)
+    return Settled(NO_TEXT, "placeholder", gates, failed)
 
 
 def settle(
@@ -90,13 +94,15 @@ def settle(
     system: str = "",
     *,
     truncated: bool = False,
+    checked: Sequence[Finding] = (),
 ) -> Settled:
     """The model's prose if it passes every gate, else its fallback (naming the gates);
-    `truncated`: the part's budget cut it."""
+    `truncated`: the part's budget cut it; `checked`: the draft's check's findings in it."""
     source: PartSource = "adapted" if writing == "adapt" and step.clause else "model"
     failed = part_findings(prose, step, writing, facts, system, truncated=truncated)
+    failed = (*failed, *(f for f in checked if f.severity == "error"))
     if failed:
-        return fallback(step, tuple(dict.fromkeys(f.code for f in failed)))
+        return fallback(step, tuple(dict.fromkeys(f.code for f in failed)), failed)
     return Settled(prose, source)
 
 
@@ -148,6 +154,7 @@ def origins(steps: Sequence[Step], settled: dict[int, Settled]) -> tuple[PartOri
                 clause.version if clause else "",
                 got.gates if got else (),
                 headings.get(step.section, ""),
+                got.failed if got else (),
             )
         )
     return tuple(out)
@@ -157,27 +164,37 @@ def fallback_lines(parts: Sequence[PartOrigin], lang: str) -> list[str]:
     """One line per part that fell back, in a lawyer's words: which part, that the vetted
     clause (or the to-write mark) stands in for it, and why (no clause ids, no codes)."""
     from app.i18n import t
-    from app.validation.messages import MESSAGES
 
     lines = []
     for part in parts:
         if not part.gates:
             continue
-        reasons = "；".join(
-            Bilingual(*_short(MESSAGES[g][1], MESSAGES[g][2])).text(lang)  # type: ignore[index]
-            if g in MESSAGES
-            else t("outline.no_usable_text", lang)
-            for g in part.gates
-        )
+        reasons = "；".join(_reason(g, part.failed, lang) for g in part.gates)
         name = f"{part.label}{part.title}" or str(part.step + 1)
         key = "outline.fell_back" if part.source == "clause" else "outline.fell_back_placeholder"
         lines.append(t(key, lang, part=name, reasons=reasons))
     return lines
 
 
-def _short(zh: str, en: str) -> tuple[str, str]:
-    """A gate message without its quoted example (“…”)."""
-    return zh.split("（“")[0].split("（")[0], en.split(" (“")[0]
+# a message's quoted example (（“…”）, (“…”)) or, in a template not filled in, a part with a field
+_ASIDE = re.compile(r"\s?[（(][^（()）]*[“{][^（()）]*[）)]")
+
+
+def _reason(code: str, failed: Sequence[Finding], lang: str) -> str:
+    """A gate's message without its quoted example: the finding's own (its numbers filled
+    in), else the code's template with its fields left out; never a `{field}`."""
+    from app.i18n import t
+    from app.validation.messages import MESSAGES
+
+    found = next((f for f in failed if f.code == code), None)
+    if found is not None:
+        text = Bilingual(found.message_zh, found.message_en).text(lang)
+    elif code in MESSAGES:
+        text = Bilingual(*MESSAGES[code][1:]).text(lang)  # type: ignore[index]
+    else:
+        return t("outline.no_usable_text", lang)
+    short = _ASIDE.sub("", text)
+    return t("outline.no_usable_text", lang) if "{" in short else short
 
 
 def truncation_lines(

@@ -9,12 +9,13 @@ block is kept out, and both are marked on the outcome.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.domain import (
     CheckResult,
+    Finding,
     GenerationParams,
     GenerationStats,
     GenerationStatus,
@@ -99,6 +100,23 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     begin = max([text.rfind(ch, 0, start) for ch in SENTENCE_END + "\n"]) + 1
     stops = [i for i in (text.find(ch, end) for ch in SENTENCE_END + "\n") if i >= 0]
     return begin, (min(stops) + 1 if stops else len(text))
+
+
+def part_errors(
+    prose: Mapping[int, str], steps: Sequence[Step], checker: Checker
+) -> tuple[Finding, ...]:
+    """The error findings of the draft's check (a wrong citation, a duty it negates, a fact
+    that contradicts the form) in the last step's prose, with spans in that prose; `steps`:
+    the document up to and including that step, so the check reads the part in its place."""
+    if not prose.get(steps[-1].index):
+        return ()
+    text, spans = assemble(steps, prose)
+    a, b = spans[-1]
+    return tuple(
+        replace(f, start=f.start - a, end=min(f.end, b) - a)
+        for f in checker(text).findings
+        if f.severity == "error" and a <= f.start < b
+    )
 
 
 def drop_bad_sentences(

@@ -12,6 +12,7 @@ import streamlit as st
 from app.domain import Role, StudyDesign, describe
 from app.i18n import t
 from app.pages.findings_view import highlight_html
+from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import User
 
@@ -101,7 +102,7 @@ def _pair(study_id: int, pair: BlindPair, reviewer: User, design: str) -> None:
         for name, value in pair.values.items():
             spec = doc_type.get_field(name) if doc_type else None
             shown = spec.choice_label(value, lang()) if spec else value
-            st.markdown(f"**{spec.label(lang()) if spec else name}**: {shown}")
+            st.markdown(f"**{plain(spec.label(lang()) if spec else name)}**: {plain(shown)}")
     for column, draft in zip(st.columns(2), pair.drafts, strict=True):
         with column:
             st.markdown(f"### {tr('review.draft', slot=draft.slot)}")
@@ -121,10 +122,11 @@ def _open(pair: BlindPair, design: str) -> bool:
 
 
 def study_label(study: ReviewerStudy) -> str:
-    """A neutral label for a reviewer: the study's number and document type, never its name."""
+    """A neutral label for a reviewer: the study's number and document type, never its name
+    (shown as a select option and a table cell, which are text, not Markdown)."""
     types = library().types
     kind = types[study.doc_type].title(lang()) if study.doc_type in types else study.doc_type
-    return tr("review.study_label", number=study.id, type=kind)
+    return t("review.study_label", lang(), number=study.id, type=kind)  # an option, a cell: text
 
 
 def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:

@@ -22,6 +22,7 @@ from app.outline.provenance import (
 )
 from app.pages import draft_run, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
+from app.pages.plain_text import plain
 from app.pages.ui_state import (
     chosen_endpoint,
     lang,
@@ -84,7 +85,7 @@ def _form(doc_type: DocType) -> None:
             _field_widget(doc_type.id, spec)
             err = errors.get(spec.name)
             if err is not None:
-                st.error(err.message(lang()), icon=":material/error:")
+                st.error(plain(err.message(lang())), icon=":material/error:")
 
 
 def _parameters(doc_type: DocType) -> None:
@@ -193,7 +194,7 @@ def _inputs_of(result: draft_run.DraftResult, doc_type: DocType) -> None:
             spec = doc_type.get_field(name) if same_type else None
             label = spec.label(ui_lang) if spec else name
             shown = spec.choice_label(value, ui_lang) if spec else value
-            st.markdown(f"**{label}**: {shown or '—'}")
+            st.markdown(f"**{plain(label)}**: {plain(shown or '—')}")
 
 
 def _show_parts(result: draft_run.DraftResult) -> None:
@@ -204,21 +205,21 @@ def _show_parts(result: draft_run.DraftResult) -> None:
             with st.expander(tr("outline.details")):
                 st.caption(tr("outline.marks", marks=", ".join(str(m) for m in result.marks)))
         return
-    st.caption(counts_line(part_counts(result.provenance, result.parts), lang()))
+    st.caption(plain(counts_line(part_counts(result.provenance, result.parts), lang())))
     for line in truncation_lines(result.parts, result.provenance, lang()):
-        st.caption(line)
-    for line in fallback_lines(result.provenance, lang()):
-        st.caption(line)
+        st.caption(plain(line))
+    for line in fallback_lines(result.provenance, lang()):  # may quote the model's words
+        st.caption(plain(line))
     chosen, measured = writing_choice(result.request.endpoint, settings())
     writing = tr(f"outline.writing_mode.{chosen}")
     st.caption(
-        f"{tr('outline.writing', writing=writing)} · {source_line(result.provenance, lang())}"
+        f"{tr('outline.writing', writing=writing)} · {plain(source_line(result.provenance, lang()))}"
     )
     endpoint = settings().all_endpoints().get(result.request.endpoint)
     if endpoint is not None and endpoint.writing == "measured":  # why it writes so
-        st.caption(measure_line(measured, lang()))
+        st.caption(plain(measure_line(measured, lang())))
     with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
-        st.caption(detail_line(result.provenance, result.marks, lang()))
+        st.caption(plain(detail_line(result.provenance, result.marks, lang())))
 
 
 def _show_result(doc_type: DocType, user_name: str) -> None:

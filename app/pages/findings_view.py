@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import streamlit as st
 
 from app.domain import Citation, Finding, GenerationStats
+from app.pages.plain_text import plain
 from app.pages.ui_state import lang, settings, tr
 from app.validation.lookup import ArticleView, citation_view, suggested_view
 
@@ -83,9 +84,10 @@ def show_findings(
         box.markdown(f"**{tr('findings.title', n=len(findings))}**")
     for f in sorted(findings, key=lambda f: f.start):
         icon = SEVERITY_ICON.get(f.severity, SEVERITY_ICON["info"])
-        line = f"{icon} **{tr('severity.' + f.severity)}** — {f.bilingual.text(lang())}"
+        # the message quotes the draft (a citation as written: 《…》), the suggestion too
+        line = f"{icon} **{tr('severity.' + f.severity)}** — {plain(f.bilingual.text(lang()))}"
         if f.suggestion:
-            line += f"  \n↳ {tr('findings.suggestion')}: {f.suggestion}"
+            line += f"  \n↳ {tr('findings.suggestion')}: {plain(f.suggestion)}"
         box.markdown(line)
         suggested = suggested_view(f.code, f.suggestion, day, catalogue=statutes)
         if suggested is not None:
@@ -119,9 +121,10 @@ def show_citations(
 def _article(box: st.delta_generator.DeltaGenerator, found: ArticleView | None, label: str) -> None:
     if found is None:
         return
-    with box.expander(f"{label}{found.heading}" if not label else f"{label}：{found.heading}"):
+    heading = plain(found.heading)  # a firm's statutes file may name its own
+    with box.expander(f"{label}：{heading}" if label else heading):
         st.text(found.text)
-        st.caption(f"{tr('citations.source')}：{found.source}")
+        st.caption(f"{tr('citations.source')}：{plain(found.source)}")
 
 
 def _fmt(value: float | None, pattern: str) -> str:

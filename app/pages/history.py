@@ -12,6 +12,7 @@ from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
 from app.pages import revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
+from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, require_user, tr
 from audit.domain import GenerationSummary, StoredGeneration, User
 
@@ -45,9 +46,9 @@ def _table(rows: list[GenerationSummary]) -> None:
 
 def _show(stored: StoredGeneration, user: User) -> None:
     record = stored.record
-    st.subheader(f"#{stored.id} · {tr(f'status.{record.status}')}")
+    st.subheader(f"#{plain(stored.id)} · {tr(f'status.{record.status}')}")
     if record.error_message:
-        st.error(record.error_message)
+        st.error(plain(record.error_message))
     show_stats(logged_stats(record))
     findings = list(stored_findings(record.findings))
     left, right = st.columns([3, 2])

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app.domain import Role, describe
+from app.pages.plain_text import plain
 from app.pages.ui_state import lang, require_user, settings, tr
 
 if TYPE_CHECKING:
@@ -59,14 +60,14 @@ def _advice(derived: DerivedMetrics) -> None:
 
     fired = advice(derived, num_speculative_tokens=settings().num_speculative_tokens)
     for item in fired:
-        st.warning(item.message(lang()))
+        st.warning(plain(item.message(lang())))
     if not fired:
         st.caption(tr("monitor.no_advice"))
 
 
 def _endpoint_panel(name: str, tick: datetime) -> None:
     derived, total = _sample(name)
-    st.subheader(name)
+    st.subheader(plain(name))
     if derived.error is not None:
         st.error(tr("monitor.scrape_failed", detail=derived.error))
         return
@@ -151,7 +152,7 @@ def _writing_quality() -> None:
 
     for name in settings().all_endpoints():
         found = endpoint_measure(name, settings())
-        st.caption(f"{name}: {measure_line(found, lang())}")
+        st.caption(plain(f"{name}: {measure_line(found, lang())}"))
         label = "writing_quality.remeasure_button" if found else "writing_quality.measure_button"
         if not st.button(tr(label), key=f"monitor.measure.{name}"):
             continue
@@ -171,7 +172,7 @@ def _writing_quality() -> None:
                 st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))
                 continue
             status.update(state="complete")
-        st.success(measure_line(found, lang()))
+        st.success(plain(measure_line(found, lang())))
 
 
 def render() -> None:

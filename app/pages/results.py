@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from app.domain import Role, describe
+from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, require_user, settings, tr
 
 if TYPE_CHECKING:
@@ -79,11 +80,11 @@ def _report(report: StudyReport) -> None:
     )
 
     ui_lang = lang()
-    st.caption(summary_line(report, ui_lang))
+    st.caption(plain(summary_line(report, ui_lang)))
     for line in [*caution_lines(report, ui_lang), *quality_lines(report, ui_lang)]:
-        st.warning(line)
+        st.warning(plain(line))  # reviewers' names
     if report.unblinded_at is not None:
-        st.warning(early_unblinding_line(report, ui_lang))
+        st.warning(plain(early_unblinding_line(report, ui_lang)))
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
     st.dataframe(table, hide_index=True, width="stretch")
     chart = results_chart(report, ui_lang)

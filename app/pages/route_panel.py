@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.drafting.context import decide_route
+from app.pages.plain_text import plain
 from app.pages.ui_state import lang, tr
 from app.route import load_rules
 from app.route.form import COUNT_FIELDS, exempt_part_too_large, parse_count
@@ -48,9 +49,9 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
             tr("route.result", route=decision.route_text.text(ui_lang)), icon=":material/route:"
         )
         st.markdown(tr("route.basis", basis=decision.basis_text()))
-        st.caption(decision.explanation.text(ui_lang))
+        st.caption(plain(decision.explanation.text(ui_lang)))  # quotes the form's figures
         for watch in decision.watch:
-            st.warning(watch.text(ui_lang), icon=":material/monitoring:")
+            st.warning(plain(watch.text(ui_lang)), icon=":material/monitoring:")
         if decision.route != doc_type.route:
             st.warning(
                 tr(
@@ -62,14 +63,14 @@ def show(doc_type: DocType, values: Mapping[str, str]) -> None:
             )
         with st.expander(tr("route.changes")):
             for change in decision.changes:
-                st.markdown(f"- {change.text(ui_lang)}")
+                st.markdown(f"- {plain(change.text(ui_lang))}")
         _prevails(ui_lang)
-        st.caption(decision.scope_note.text(ui_lang))
+        st.caption(plain(decision.scope_note.text(ui_lang)))
 
 
 def _prevails(ui_lang: str) -> None:
     """The paragraph by which the exemptions prevail, quoted in full, and how it was read."""
     prevails = load_rules().prevails
-    st.caption(prevails.quote().zh)
+    st.caption(plain(prevails.quote().zh))
     with st.expander(tr("route.prevails_read")):
-        st.caption(prevails.note.text(ui_lang))
+        st.caption(plain(prevails.note.text(ui_lang)))

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import accounts
 from app.domain import describe
+from app.pages.plain_text import plain
 from app.pages.ui_state import current_user, db_session, lang, tr
 from audit.domain import User
 
@@ -26,7 +27,7 @@ def _sign_in_form() -> None:
         with db_session() as session:
             user = accounts.sign_in(name.strip(), password, session=session)
     except accounts.SignInError as exc:
-        st.error(exc.message(lang()))
+        st.error(plain(exc.message(lang())))
         return
     except Exception as exc:  # database unreachable etc.: a message, never a traceback
         st.error(tr("auth.failed", detail=describe(exc).text(lang())))
@@ -53,7 +54,7 @@ def _change_password_form(user: User) -> None:
         with db_session() as session:
             updated = accounts.change_password(old, new, session=session, actor=user)
     except Exception as exc:  # too short, wrong old password, ...: the service explains
-        st.error(describe(exc).text(lang()))
+        st.error(plain(describe(exc).text(lang())))
         return
     accounts.remember(st.session_state, updated)
     st.rerun()

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app.domain import Role, StudyDesign, describe
 from app.i18n import t
+from app.pages.plain_text import plain
 from app.pages.ui_state import (
     db_session,
     lang,
@@ -205,7 +206,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
         except Exception as exc:
             st.error(tr("studies.failed", detail=describe(exc).text(lang())))
             return
-        st.info(plan.message().text(lang()))
+        st.info(plain(plan.message().text(lang())))
 
 
 def _configs(actor: User, study: Study) -> None:

@@ -48,8 +48,13 @@ def lang() -> str:
 
 
 def tr(key: str, **values: object) -> str:
-    """`t` in this session's language."""
-    return t(key, lang(), **values)
+    """`t` in this session's language, every value filled in as text (`plain`: a name, a
+    comment or an error quoting a form value never becomes Markdown); numbers stay numbers,
+    for the strings' number formats."""
+    from app.pages.plain_text import plain
+
+    shown = {k: v if isinstance(v, int | float) else plain(v) for k, v in values.items()}
+    return t(key, lang(), **shown)
 
 
 @st.cache_resource(show_spinner=False)

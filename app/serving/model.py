@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
+import re
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 import jinja2
 import llama_cpp
 import numpy as np
-from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+from llama_cpp.llama_chat_format import ChatFormatterResponse, Jinja2ChatFormatter
 
 from app.domain import Bilingual
 
@@ -27,6 +29,7 @@ from app.domain import Bilingual
 # drafts) for lossless speculation, and prompts, which are decoded in pieces of this size, so a
 # token's KV entry is the same whichever request computed it and KV reuse can stop at any token.
 MAX_INVARIANT_ROWS = 31
+CONTROL_ATTRS = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
 
 
 class ModelError(RuntimeError):
@@ -68,6 +71,12 @@ class Model:
         self.eog = frozenset(
             t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t)
         )
+        # the tokens llama.cpp makes of their text only when special tokens are parsed
+        self.control = frozenset(
+            t
+            for t in range(self.n_vocab)
+            if llama_cpp.llama_vocab_get_attr(self._vocab, t) & CONTROL_ATTRS
+        )
         self._formatter = self._make_formatter()
 
     def close(self) -> None:
@@ -97,15 +106,51 @@ class Model:
         return list(self.llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
 
     def chat_tokens(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
-        """The prompt tokens for a chat, formatted with the model's own (GGUF) chat template."""
-        if self._formatter is None:
+        """The prompt tokens for a chat, formatted with the model's own (GGUF) chat template.
+
+        Message contents are text: their control-token text (`<|im_start|>` typed into a
+        form) never becomes a control token, so no content can open a turn; the template's
+        own markers are control tokens. A prompt whose contents hold no control-token text
+        is tokenized in one piece with special tokens parsed, as llama.cpp and vLLM do;
+        otherwise the template's text and each content are tokenized apart (`_fenced`)."""
+        if self._formatter is None:  # "role: content" lines, all of it text
             text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
             return self.tokenize(text, add_bos=True)
+        if any(self._holds_control(str(m.get("content") or "")) for m in messages):
+            return self._fenced(messages)
+        result = self._render(messages)
+        return self.tokenize(result.prompt, special=True, add_bos=not result.added_special)
+
+    def _holds_control(self, text: str) -> bool:
+        return any(t in self.control for t in self.tokenize(text, special=True))
+
+    def _render(self, messages: Sequence[Mapping[str, Any]]) -> ChatFormatterResponse:
+        assert self._formatter is not None
         try:
-            result = self._formatter(messages=messages)  # type: ignore[arg-type]
+            return self._formatter(messages=messages)  # type: ignore[arg-type]
         except jinja2.TemplateError as exc:  # the template's own raise_exception(...)
             raise TemplateError(str(exc)) from exc
-        return self.tokenize(result.prompt, special=True, add_bos=not result.added_special)
+
+    def _fenced(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """The template's text tokenized with special tokens parsed and each content without.
+
+        Each content is rendered between fences carrying a random nonce, which no content
+        can forge, and the prompt is cut at them; a template that cuts a fence off (slices a
+        content apart) is refused, since where that content starts is then unknown."""
+        nonce = secrets.token_hex(8)
+        start, end = f"\ue000{nonce}\ue001", f"\ue001{nonce}\ue000"
+        result = self._render(
+            [{**m, "content": f"{start}{m.get('content') or ''}{end}"} for m in messages]
+        )
+        parts = re.split(f"({re.escape(start)}|{re.escape(end)})", result.prompt)
+        fences = parts[1::2]
+        if fences != [start, end] * (len(fences) // 2):
+            raise TemplateError("the chat template cuts a message's content apart")
+        tokens = self.tokenize("", add_bos=not result.added_special)
+        for i, text in enumerate(parts[::2]):  # the template's, a content, the template's, ...
+            if text:
+                tokens += self.tokenize(text, special=i % 2 == 0)
+        return tokens
 
     # --- KV cache and decoding --------------------------------------------------------
     def truncate(self, n: int) -> None:

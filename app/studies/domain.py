@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from app.export.cleaning import xml_safe
 from app.studies.design import MAX_ARMS, MIN_ARMS
 from audit.domain import Bilingual, BilingualError
 from audit.vocabulary import Choice, ItemStatus, Slot, StudyDesign
@@ -264,7 +265,7 @@ def validate_spec(spec: StudySpec) -> None:
             f"研究需要 {MIN_ARMS}–{MAX_ARMS} 个对照组（收到 {len(spec.arms)}）",
             f"A study has {MIN_ARMS} to {MAX_ARMS} arms (got {len(spec.arms)})",
         )
-    labels = [a.label.strip() for a in spec.arms]
+    labels = [xml_safe(a.label).strip() for a in spec.arms]  # as the results will show them
     if not all(labels) or len(set(labels)) != len(labels):
         raise ReviewError("每个对照组需要各自不同的名称", "Each arm needs its own distinct label")
     if spec.design not in list(StudyDesign):

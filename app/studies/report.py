@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from app.domain import Bilingual
+from app.export.cleaning import xml_safe
 from app.i18n import t
 from app.studies import stats as rs
 from app.studies.design import GOLD_KINDS, arm_pairs
@@ -43,6 +45,9 @@ SCALE = (0.0, 10.0)  # the reviewers' score range
 # With fewer than 6 pairs the exact two-sided Wilcoxon p can never fall below 0.05 (its
 # smallest value is 2/2^n: 0.0625 at n = 5), so no difference could be called significant.
 MIN_PAIRS = 6
+# a CSV cell a spreadsheet reads as a formula (OWASP CSV injection), unless it is a number
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 
 
 def text(key: str, lang: str) -> str:
@@ -107,6 +112,7 @@ def build_report(
     `doc_type_title` names the document type in the report (its id when the type is no
     longer installed); `settings` gives the gold thresholds."""
     gold_score = settings.study_gold_catch_score
+    study, verdicts = shown(study, verdicts)
     drafts = [_with_overall(d) for d in scored_drafts(study, verdicts)]
     arms = tuple(a.label for a in study.arms)
     errors, comments = _remarks(study, verdicts)
@@ -143,6 +149,20 @@ def build_report(
             rs.catch_rates(_gold(verdicts), gold_score, settings.study_gold_min_catch_rate)
         ),
     )
+
+
+def shown(study: Study, verdicts: Sequence[Verdict]) -> tuple[Study, list[Verdict]]:
+    """The study and its verdicts with the control characters people typed into names,
+    labels, comments and hard errors removed (`xml_safe`), so the page, the terminal, the CSV
+    and the DOCX all show the same harmless text."""
+    arms = tuple(
+        replace(a, label=xml_safe(a.label), endpoint=xml_safe(a.endpoint)) for a in study.arms
+    )
+    clean = replace(study, name=xml_safe(study.name), arms=arms)
+    return clean, [
+        replace(v, comment=xml_safe(v.comment), hard_errors=tuple(map(xml_safe, v.hard_errors)))
+        for v in verdicts
+    ]
 
 
 def paired_overall(study: Study, verdicts: Sequence[Verdict]) -> list[float]:
@@ -273,25 +293,34 @@ def summary_header(lang: str = "zh") -> list[str]:
     return [text(k, lang) for k in keys]
 
 
+def csv_cell(value: object) -> str:
+    """A cell as text a spreadsheet shows and never runs: one starting with = + - @ tab or CR
+    gets a leading quote (OWASP's advice against CSV injection), a number stays a number."""
+    cell = str(value)
+    if cell.startswith(FORMULA_START) and not NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def _csv(rows: Sequence[Sequence[object]]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows([csv_cell(v) for v in row] for row in rows)
+    return out.getvalue()
+
+
 def report_csv(report: StudyReport, lang: str = "zh") -> str:
     """The summary table as CSV (UTF-8 text; write it with a BOM for Excel if needed)."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(summary_header(lang))
-    writer.writerows(summary_rows(report, lang))
-    return out.getvalue()
+    return _csv([summary_header(lang), *summary_rows(report, lang)])
 
 
 def verdicts_csv(report: StudyReport, lang: str = "zh") -> str:
     """One row per draft verdict (unblinded), for analysis elsewhere."""
-    out = io.StringIO()
-    writer = csv.writer(out)
     keys = ("reviewer", "case", "arm", *DIMENSIONS, OVERALL, "hard_total")
-    writer.writerow([text(k, lang) for k in keys])
+    rows: list[list[object]] = [[text(k, lang) for k in keys]]
     for d in sorted(report.drafts, key=lambda d: (d.reviewer, int(d.case), d.arm)):
         scores = [_num(d.scores[k], 2) for k in (*DIMENSIONS, OVERALL)]
-        writer.writerow([d.reviewer, d.case, d.arm, *scores, d.hard_errors])
-    return out.getvalue()
+        rows.append([d.reviewer, d.case, d.arm, *scores, d.hard_errors])
+    return _csv(rows)
 
 
 def report_docx(report: StudyReport, lang: str = "zh") -> bytes:

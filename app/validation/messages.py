@@ -139,6 +139,18 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "本部分写到篇幅上限时停在句中（“{tail}”）",
         "The part stopped mid-sentence at its token budget (“{tail}”)",
     ),
+    "prose.outcome_promise": (
+        "error",
+        "本部分承诺或保证了办理结果（“{found}”），法律意见不对结果作出承诺",
+        "The part promises an outcome (“{found}”); legal advice promises no outcome",
+    ),
+    "prose.unauthorised_disclosure": (
+        "error",
+        "本部分允许一方不经对方同意向第三方提供数据（“{found}”），与《个人信息保护法》"
+        "第二十一条、第二十三条要求的约定和同意相悖",
+        "The part lets a party give data to third parties without the other's consent "
+        "(“{found}”), against the agreement and consent PIPL articles 21 and 23 require",
+    ),
     "prose.lost_term": (
         "error",
         "改写删去了审定条款中的引用或法律术语（“{term}”）",

@@ -136,3 +136,129 @@ def test_an_account_disabled_elsewhere_is_signed_out_at_its_next_click(
     page.reload()  # the cookie does not bring her back
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
     assert page.get_by_role("heading", name="起草").count() == 0
+
+
+# Issue 37 item 10: a direct URL of a role's first page. Streamlit gives the default page of
+# st.navigation the URL "/" and resolves any other path by the pages' URLs, so the first page's
+# own path ("/drafting", "/blind-review") was a page it did not know: "Page not found", then
+# the default page ran under that box.
+ROLE_URLS = [  # (role, URL path, the heading that must open)
+    ("drafter", "drafting", "起草"),
+    ("drafter", "blind-review", None),  # another role's page: "not allowed", no box
+    ("drafter", "", "起草"),
+    ("drafter", "sign-in", "起草"),
+    ("reviewer", "blind-review", "盲评"),
+    ("reviewer", "drafting", None),
+    ("reviewer", "my-verdicts", "历史记录"),
+    ("admin", "drafting", "起草"),
+    ("admin", "blind-review", "盲评"),
+    ("admin", "accounts", "用户管理"),
+]
+
+
+def _opens(page: Any, app: RunningApp, path: str, heading: str | None) -> None:
+    page.goto(f"{app.url}/{path}")
+    if heading is None:
+        page.get_by_text("您的角色无权访问此页面。").wait_for()
+    else:
+        page.get_by_role("heading", name=heading, exact=True).wait_for()
+    page.wait_for_load_state("networkidle")
+    assert page.get_by_text(PAGE_NOT_FOUND).count() == 0, path
+
+
+@pytest.mark.parametrize("role", ["drafter", "reviewer", "admin"])
+def test_attack_a_direct_url_of_any_page_opens_it_without_page_not_found(
+    running_app: RunningApp, page: Any, role: str
+) -> None:
+    """Signed in (the cookie brings the user back on a fresh page load), each URL opens its
+    page, or says the role may not see it; never Streamlit's "Page not found" box."""
+    name = f"direct-{role}"
+    add_user(running_app, name, role)
+    for path in ("sign-in", "drafting"):  # signed out: the form, under any page's URL
+        page.goto(f"{running_app.url}/{path}")
+        page.get_by_role("heading", name="登录 LexSpec").wait_for()
+        page.wait_for_load_state("networkidle")
+        assert page.get_by_text(PAGE_NOT_FOUND).count() == 0, path
+    page.get_by_label("用户名").fill(name)
+    page.get_by_label("密码").fill("e2e-password-1")
+    page.get_by_role("button", name="登录").click()
+    page.wait_for_function("document.cookie.includes('lexspec_session=')")
+    for who, path, heading in ROLE_URLS:
+        if who == role:
+            _opens(page, running_app, path, heading)
+
+
+# Issue 37 item 4: Markdown typed into a form value, or written by a model into a citation,
+# rendered in another user's browser as an image it fetched (a reviewer's case inputs, an
+# admin's History findings). The attacker's host is a reserved name: the browser would still
+# issue the request, which is what the page's request log catches.
+ATTACKER = "evil.test"
+IMAGE = f"![t](http://{ATTACKER}/p.png)"
+# as the page shows it: a word joiner (invisible) after the colon keeps it from being a link
+SHOWN = IMAGE.replace(":", ":\u2060")
+
+
+def _hostile_study_and_record(app: RunningApp) -> None:
+    """A reviewer's case whose company name holds the image, both drafts written (no model),
+    and a logged draft whose finding quotes the image inside a citation."""
+    import datetime as dt
+
+    from app import database
+    from app.prompts import load_library
+    from app.studies import service as studies
+    from app.studies import store as review
+    from app.studies.domain import ArmSpec, StudySpec
+    from app.validation import check, load_catalogue
+    from audit import store
+    from tests.conftest import acting
+    from tests.e2e.test_app_browser import app_context_of
+    from tests.integration.test_audit_store import make_record
+
+    ctx = app_context_of(app)
+    try:
+        doc = load_library(ctx.settings.prompts_dir).types["cross-border-filing-guide"]
+        case = {**doc.example_values(), "company_name": f"明川公司{IMAGE}"}
+        arms = (ArmSpec("甲", "embedded"), ArmSpec("乙", "embedded"))
+        text = f"依据《{IMAGE}条例》第三条办理。"
+        found = check(text, catalogue=load_catalogue(), doc_date=dt.date(2025, 3, 1)).findings
+        with ctx.session() as session:
+            study = studies.create_study(
+                StudySpec("hostile", doc.id, (case,), arms, ("mark",)),
+                session=session,
+                settings=ctx.settings,
+                actor=acting("mboss", session=session),
+            )
+            for item in review.list_items(study.id, session=session):
+                review.complete_item(item.id, session=session, text="一、正文", generation_id=None)
+            findings = [f.to_dict() for f in found]
+            record = make_record(user_name="mboss", output_text=text, findings=findings)
+            store.log_generation(record, session=session)
+    finally:
+        database.reset()
+
+
+def test_attack_markdown_in_user_text_fetches_nothing_in_another_users_browser(
+    running_app: RunningApp, page: Any
+) -> None:
+    add_user(running_app, "mark", "reviewer")
+    add_user(running_app, "mboss", "admin")
+    _hostile_study_and_record(running_app)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+
+    sign_in(page, running_app, "mark", "盲评")  # the reviewer opens the case's inputs
+    page.get_by_text("案例输入").click()
+    page.get_by_text(f"明川公司{SHOWN}").wait_for()  # shown as the text typed
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name="退出登录").click()
+    page.get_by_role("heading", name="登录 LexSpec").wait_for()
+
+    page.get_by_label("用户名").fill("mboss")  # the admin opens the draft in History
+    page.get_by_label("密码").fill("e2e-password-1")
+    page.get_by_role("button", name="登录").click()
+    page.get_by_role("heading", name="起草").wait_for()
+    page.goto(f"{running_app.url}/generations")
+    page.get_by_text(f"《{SHOWN}条例》").first.wait_for()  # the finding, as text
+    page.wait_for_load_state("networkidle")
+    assert [url for url in requested if ATTACKER in url] == []
+    assert page.locator(f"img[src*='{ATTACKER}'], a[href*='{ATTACKER}']").count() == 0

@@ -19,6 +19,7 @@ from app.domain import GenerationParams, GenerationStats, RenderedPrompt
 from app.drafting.context import DraftContext
 from app.pages.draft_run import DraftRequest, DraftResult
 from tests.integration.test_pages_apptest import DEAD_URL, _use, make_user
+from tests.page_markdown import shown
 
 pytestmark = pytest.mark.integration
 
@@ -70,13 +71,13 @@ def _page_with(text: str, doc_date: dt.date | None = None) -> AppTest:
 
 def _expanders(at: AppTest) -> dict[str, str]:
     """Each expander's label and the text shown inside it."""
-    return {e.label: " ".join(t.value for t in e.text) for e in at.expander}
+    return {shown(e.label): " ".join(t.value for t in e.text) for e in at.expander}
 
 
 def test_a_citation_opens_to_its_article_and_the_suggested_one(page_env: Path) -> None:
     at = _page_with(MISMATCH)
     assert not at.exception
-    panel = " ".join(m.value for m in at.markdown)
+    panel = " ".join(shown(m.value) for m in at.markdown)
     assert "第五十五条更相符" in panel
     opened = _expanders(at)
     cited = next(label for label in opened if label.startswith(f"所引条文：{PIPL}第五十一条"))
@@ -120,7 +121,7 @@ def test_the_forms_date_is_the_date_citations_are_checked_on(
 ) -> None:
     at = _page_with(CERTIFICATION + "三、依据《网络安全法》第三十九条。\n", doc_date=day)
     assert not at.exception
-    panel = " ".join(m.value for m in at.markdown)
+    panel = " ".join(shown(m.value) for m in at.markdown)
     assert ("尚未施行" in panel) is flagged
     opened = _expanders(at)
     assert any(

@@ -15,6 +15,7 @@ from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a 
     make_user,
     page_as,
 )
+from tests.page_markdown import shown
 
 
 def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) -> None:  # noqa: F811
@@ -24,10 +25,11 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
     at = page_as(_history_page, dana)
     assert not at.exception
     assert any(e.label == "Propose as firm clauses" for e in at.expander)
-    assert any("五、是否需要申报" in m.value and "firm.why-route" in m.value for m in at.markdown)
-    shown = next(c.value for c in at.code if ADDED in c.value)
-    assert "{{ individuals_count }}人" in shown  # the form's count made a placeholder
-    assert any("1200000 → {{ individuals_count }}" in c.value for c in at.caption)
+    parts = [shown(m.value) for m in at.markdown]
+    assert any("五、是否需要申报" in m and "firm.why-route" in m for m in parts)
+    code = next(c.value for c in at.code if ADDED in c.value)
+    assert "{{ individuals_count }}人" in code  # the form's count made a placeholder
+    assert any("1200000 → {{ individuals_count }}" in shown(c.value) for c in at.caption)
     assert not [b for b in at.button if str(b.key).startswith("precedents.approve.")]
 
     at.checkbox(key=f"precedents.{revision}.0.ph").uncheck().run()  # the case's own values
@@ -44,13 +46,15 @@ def test_a_drafter_proposes_and_an_admin_approves_from_history(app_env: Path) ->
         c.value.startswith("This part of this revision is already proposed as #1")
         for c in at.caption
     )
-    assert any("firm.why-route (proposed, waiting for approval)" in m.value for m in at.markdown)
+    assert any(
+        "firm.why-route (proposed, waiting for approval)" in shown(m.value) for m in at.markdown
+    )
     assert not [b for b in at.button if str(b.key).endswith(".propose")]
 
     admin = page_as(_history_page, boss)
     admin.button(key=f"precedents.approve.{row.id}").click().run()
     assert not admin.exception
-    assert any(s.value == "Approved: firm.why-route version 1." for s in admin.success)
+    assert any(shown(s.value) == "Approved: firm.why-route version 1." for s in admin.success)
     assert _why_route(_assembled()).clause == "firm.why-route"
     admin.run()
-    assert any("firm.why-route (approved, version 1)" in m.value for m in admin.markdown)
+    assert any("firm.why-route (approved, version 1)" in shown(m.value) for m in admin.markdown)

@@ -16,6 +16,7 @@ from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a 
     make_user,
     page_as,
 )
+from tests.page_markdown import shown
 
 MODEL = "一、申报主体\n依据《合同法》第五十二条办理。\n"
 EDITED = "一、申报主体\n依据《民法典》第五十二条办理。\n二、材料\n"
@@ -164,7 +165,7 @@ def test_a_second_tab_cannot_drop_the_first_tabs_revision(app_env: Path) -> None
     _editor(tab_b).input(theirs).run()  # type: ignore[attr-defined]
     assert "Since you opened this draft, alice saved revision 1" in tab_b.warning[0].value
     _click(tab_b, "revisions.save.")
-    (error,) = [e.value for e in tab_b.error]
+    (error,) = [shown(e.value) for e in tab_b.error]
     assert "The draft was revised since you opened it: revision 1 by alice" in error
     diff = next(h.proto.body for h in tab_b.get("html") if "lexspec-redline" in h.proto.body)
     assert "三、另一窗口</ins>" in diff and "二、材料</del>" in diff  # theirs vs the newest

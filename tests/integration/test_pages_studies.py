@@ -9,6 +9,7 @@ import pytest
 from app.config import get_settings
 from tests.conftest import acting, app_session
 from tests.integration.test_pages_apptest import app_env, make_user, page_as  # noqa: F401
+from tests.page_markdown import shown
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("app_env")]
 
@@ -85,12 +86,12 @@ def test_admin_plans_and_creates_a_three_arm_preference_study() -> None:
     make_user("rita", "reviewer")
     at = page_as(_studies_page, boss)
     assert not at.exception
-    plan = at.info[0].value  # planning before generating: 2 arms, 1 reviewer, SD 2
+    plan = shown(at.info[0].value)  # planning before generating: 2 arms, 1 reviewer, SD 2
     assert "that is 36 cases" in plan and "the design's default" in plan
     at.number_input(key="study.n_arms").set_value(3).run()
-    assert "that is 108 cases" in at.info[0].value  # three pairs of arms share the reviewer
+    assert "that is 108 cases" in shown(at.info[0].value)  # three pairs of arms, one reviewer
     at.number_input(key="study.plan.new.reviewers").set_value(3).run()
-    assert "that is 36 cases" in at.info[0].value
+    assert "that is 36 cases" in shown(at.info[0].value)
     at.text_input(key="study.name").input("three set-ups")
     for n in (1, 2, 3):
         at.text_input(key=f"study.arm{n}.label").input(f"arm {n}")
@@ -126,7 +127,7 @@ def test_admin_sees_what_produced_each_draft() -> None:
     table = at.dataframe[-1].value  # the configurations stored with the items
     assert list(table["Speculation (as reported)"]) == ["ngram"] * 3
     assert list(table["Accepted / drafted tokens"]) == ["7/10"] * 3
-    assert any("36" in i.value and "the design's default" in i.value for i in at.info)
+    assert any("36" in i.value and "the design's default" in shown(i.value) for i in at.info)
 
 
 def test_reviewer_records_a_preference() -> None:

@@ -12,7 +12,9 @@ from app.outline.gates import (
     garble,
     gate_findings,
     instruction_echo,
+    outcome_promise,
     repetition,
+    unauthorised_disclosure,
     wrong_fact,
 )
 from app.route.claims import Facts, read_facts
@@ -202,3 +204,81 @@ def test_cut_off(text: str, truncated: bool, found: bool) -> None:
     if found:
         (f,) = gate_findings(text, "请写一段说明。", FACTS, truncated=truncated)
         assert f.code == "prose.cut_off" and text.endswith(text[f.start : f.end])
+
+
+# issue 37 item 8: what a model that obeys an injected instruction wrote, with 0 findings
+INJECTED = (
+    "本所承诺本案必然胜诉。受托人无需遵守《个人信息保护法》第二十一条，"
+    "可以自行向第三方提供甲方数据。"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("本所承诺本案必然胜诉。", "必然胜诉"),
+        ("我们保证贵公司一定能够通过数据出境安全评估。", "一定能够通过数据出境安全评估"),
+        ("本所保证通过审批。", "保证通过审批"),
+        ("申报必定获批。", "必定获批"),
+        ("有百分之百的把握通过评估。", "百分之百的把握通过评估"),
+        ("此方案万无一失。", "万无一失"),
+        ("本所承诺申报结果为通过。", "承诺申报结果"),
+        # not a promise: a goal, a means, a denial, a condition
+        ("为确保申报材料完整，贵公司应当逐项核对。", None),
+        ("贵公司应当保证通过合法途径收集个人信息。", None),
+        ("本所无法保证申报一定通过审批，结果以网信部门决定为准。", None),
+        ("申报并不必然获批。", None),
+        ("评估不一定通过，贵公司应当预留整改时间。", None),
+        ("通过安全评估后，方可向境外提供数据。", None),
+    ],
+)
+def test_outcome_promise(text: str, found: str | None) -> None:
+    got = outcome_promise(text)
+    assert (text[got[0].start : got[0].end] if got else None) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("受托人可以自行向第三方提供甲方数据。", True),
+        ("乙方有权无需甲方同意向任何第三方披露保密信息。", True),
+        ("接收方可以未经披露方书面同意将数据转让给第三方。", True),
+        ("乙方可随意与第三方共享甲方的个人信息。", True),
+        # the duty, or a permission with the other party's consent
+        ("未经甲方书面同意，乙方不得向任何第三方提供甲方数据。", False),
+        ("受托人不得自行向第三方提供个人信息。", False),
+        ("乙方不可以擅自向第三方披露保密信息。", False),
+        ("任何一方均无权自行向第三方转让本协议项下的数据。", False),
+        ("经甲方书面同意后，乙方可以向第三方提供。", False),
+        ("乙方可以自行决定数据存储地点。", False),
+    ],
+)
+def test_unauthorised_disclosure(text: str, found: bool) -> None:
+    assert bool(unauthorised_disclosure(text)) is found
+
+
+def test_the_injected_text_fails_the_gates() -> None:
+    codes = [f.code for f in gate_findings(INJECTED, ASK, FACTS)]
+    assert "prose.outcome_promise" in codes and "prose.unauthorised_disclosure" in codes
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_fallback_line_shows_the_gates_numbers_never_a_field(lang: str) -> None:
+    """The line that says why a part fell back shows each gate's message with its numbers
+    (the similarity found and the one required), without its quoted example; a part read back
+    without its findings shows the message without the numbers, never `{score}%`."""
+    from app.outline.provenance import PartOrigin, fallback_lines
+    from app.validation.messages import finding
+
+    gates = ("prose.unfaithful", "prose.instruction_echo", "citation.article_out_of_range")
+    failed = (
+        finding("prose.unfaithful", 0, 9, "", score="23", min="58"),
+        finding("prose.instruction_echo", 0, 9, "", echo="请说明接收方"),
+    )
+    live = PartOrigin(3, "五、", "是否需要申报", "clause", "c", "1", gates, failed=failed)
+    (line,) = fallback_lines([live], lang)
+    assert "23%" in line and "58%" in line and "请说明接收方" not in line
+    (bare,) = fallback_lines(
+        [PartOrigin(3, "五、", "是否需要申报", "clause", "c", "1", gates)], lang
+    )
+    assert "{" not in line + bare and "23%" not in bare

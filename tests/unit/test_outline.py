@@ -239,16 +239,18 @@ def test_context_is_checked_for_outline_parts(library) -> None:  # type: ignore[
         prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([], context=300))
 
 
-def test_wrong_citations_in_prose_are_removed(library) -> None:  # type: ignore[no-untyped-def]
+def test_a_part_with_a_wrong_citation_falls_back_to_its_clause(library) -> None:  # type: ignore[no-untyped-def]
+    """An error of the draft's check in a part the model wrote rejects the whole part (issue 37
+    item 8), as a failed gate does: its clause stands in for it, naming the finding's code."""
     doc = library.types[GUIDE]
     client = FakeClient(
         ["该公司需要申报。", "依据《中华人民共和国合同法》第五条办理。", "请尽快准备。"]
     )
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
-    assert "合同法" not in outcome.text
-    assert "该公司需要申报。请尽快准备。" in outcome.text
-    assert "sentences_removed:3" in map(str, outcome.marks)  # one in each of the 3 parts
+    assert "合同法" not in outcome.text and "请尽快准备" not in outcome.text
+    generated = [o for o in outcome.provenance if o.source != "app"]
+    assert generated and all("citation.repealed" in o.gates for o in generated)
     assert outcome.check is not None and not outcome.check.has_errors
 
 
@@ -263,7 +265,7 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
 
 
 FIRST_WITHOUT_TEXT = [
-    ["依据《中华人民共和国合同法》第五条办理。"],  # its only sentence is removed (repealed law)
+    ["依据《中华人民共和国合同法》第五条办理。"],  # it cites a repealed law: the part is rejected
     ["8.3"],  # only a number, which the app writes itself
     [],  # nothing at all
 ]
@@ -282,7 +284,8 @@ def test_a_part_left_without_text_falls_back_to_its_clause(library, first: list[
     assert "part1:fallback" in map(str, outcome.marks) and parts_fallen_back(outcome.marks) == 1
     assert parts_without_text(outcome.marks) == 0
     sources = [(o.source, o.clause, o.gates) for o in outcome.provenance]
-    assert sources == [("clause", clause.id, ("no_text",)), ("model", "", ())]
+    why = ("citation.repealed",) if "合同法" in "".join(first) else ("no_text",)
+    assert sources == [("clause", clause.id, why), ("model", "", ())]
     assert outcome.check is not None and not outcome.check.has_errors
     record = to_record(outcome, user_name="u")
     assert record.output_text == outcome.text
