@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_pages_apptest import app_as, app_env, llm_env, make_user  # noqa: F401
+from tests.page_markdown import shown
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +21,7 @@ def field(doc: str, name: str) -> str:
 
 def panel_text(at) -> str:  # type: ignore[no-untyped-def]
     parts = [e.value for kind in ("info", "warning", "markdown", "caption") for e in at.get(kind)]
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(shown(str(p)) for p in parts)  # as the reader sees it (unescaped)
 
 
 def test_the_route_shows_as_soon_as_the_facts_are_filled_in(app_env: Path) -> None:  # noqa: F811
