@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--fixed-k",
         action="store_true",
-        help="总是草拟 K 个词元（关闭自适应）/ always draft K tokens (no adaptive length)",
+        help=cli_text("cli.serve.fixed_k"),
     )
     p.set_defaults(func=handle)
 
