@@ -33,9 +33,10 @@ MODEL_MATCH_LEN = 16
 # Start-up calibration times passes at two context lengths, near the start of a prompt and deep
 # into one (the longest pass ends at CALIBRATION_FAR): the cost fit is linear in context length,
 # so two points fix that slope; rows double up to a full verify pass (k_max + 1) for the curve.
-# With K = 16 that is 5 sizes x 2 contexts x 5 repetitions, about 4.5 s on a 2-core machine at
-# load 4 and minutes on a busy one; app/serving/calibration.py keeps the result, so a server
-# times passes only on its first start with a model file on a machine.
+# With K = 16 that is 5 sizes x 2 contexts x 5 repetitions, measured on a 2-core machine: 4.5 s
+# at load 4, 16-22 s at load 10-15 (minutes while llama.cpp's threads still spun at their
+# barriers, see model.py); app/serving/calibration.py keeps the result, so a server times passes
+# only on its first start with a model file on a machine.
 CALIBRATION_NEAR = 150
 CALIBRATION_FAR = 600
 CALIBRATION_ROWS = (1, 2, 4, 8)
