@@ -7,11 +7,14 @@ BIN := $(VENV)/bin
 run: install
 	$(BIN)/lexspec run
 
+# Every test, in TEST_WORKERS processes (pytest-xdist; each file stays in one process, so its
+# module fixtures and the servers a process starts are shared by its tests). TEST_WORKERS=0: one.
+TEST_WORKERS ?= 2
 test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml scripts/install.sh

@@ -10,6 +10,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
+from app.i18n import cli_text
+
 if TYPE_CHECKING:
     from app.context import Context
 
@@ -37,7 +39,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="lexspec", description="LexSpec legal drafting studio")
+    parser = OneLineParser(prog="lexspec", description=cli_text("cli.description"))
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

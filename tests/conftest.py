@@ -128,6 +128,25 @@ def _postgres_problem(url: str) -> str | None:
     return None
 
 
+# Modules whose database tests run on SQLite only: they exercise a page or a service over store
+# paths that run on PostgreSQL in their own modules (test_audit_store: the generation record;
+# test_review_store, test_audit_anchor: audit events), so a second backend adds time, not cover.
+SQLITE_ONLY_MODULES = frozenset({"unit/test_generation.py", "integration/test_approvals.py"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest reads the parametrize marks and fixture params
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`db_url` on SQLite alone for SQLITE_ONLY_MODULES (unless the test chose its backends)."""
+    module = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
+    if "db_url" not in metafunc.fixturenames or module not in SQLITE_ONLY_MODULES:
+        return
+    chosen = any(
+        "db_url" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    )
+    if not chosen:
+        metafunc.definition.add_marker(pytest.mark.parametrize("db_url", ["sqlite"], indirect=True))
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database URL of an empty database: a SQLite file, or a fresh PostgreSQL schema."""

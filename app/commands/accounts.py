@@ -76,7 +76,7 @@ def cmd_user_add(args: argparse.Namespace, ctx: Context) -> int:
         )
     print(cli_text("cli.accounts.created", name=user.name, role=user.role))
     if generated:
-        print(f"一次性密码（仅显示一次）/ One-time password (shown once): {password}")
+        print(f"{cli_text('cli.accounts.one_time_password')}: {password}")
     return 0
 
 
@@ -99,7 +99,7 @@ def cmd_user_reset(args: argparse.Namespace, ctx: Context) -> int:
 
     with ctx.session() as session:
         password = reset_password(args.name, session=session, actor="cli")
-    print(f"一次性密码（仅显示一次）/ One-time password (shown once): {password}")
+    print(f"{cli_text('cli.accounts.one_time_password')}: {password}")
     return 0
 
 

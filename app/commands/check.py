@@ -43,8 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--date",
-        help="文书日期 YYYY-MM-DD，按当日施行的法规版本核对（默认今天）/ "
-        "the document's date: citations are checked against the versions in force on it",
+        help=cli_text("cli.check.date"),
     )
     p.add_argument("--facts", help=cli_text("cli.check.facts"))
     p.set_defaults(func=handle)

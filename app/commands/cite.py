@@ -27,9 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=cli_text("cli.cite.cite.description"),
     )
     p.add_argument("reference", help=cli_text("cli.cite.reference"))
-    p.add_argument(
-        "--date", help="适用哪一日施行的版本（默认今天）/ the version in force on this date"
-    )
+    p.add_argument("--date", help=cli_text("cli.cite.date"))
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help=cli_text("cli.cite.format")
     )

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--client", default="", help=cli_text("cli.export.client"))
     p.add_argument("--title", help=cli_text("cli.export.title"))
     p.add_argument("--author", default="", help=cli_text("cli.export.author"))
-    p.add_argument("--doc-type", help="文书类型（必备章节、默认标题）/ document type id")
+    p.add_argument("--doc-type", help=cli_text("cli.export.doc_type"))
     p.add_argument("--generation-id", help=cli_text("cli.export.generation_id"))
     p.add_argument("--template-hash", default="", help=cli_text("cli.export.template_hash"))
     p.add_argument("--no-comments", action="store_true", help=cli_text("cli.export.no_comments"))
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action="store_true",
         help=cli_text("cli.export.cited_articles"),
     )
-    p.add_argument("--date", help="文书日期 YYYY-MM-DD（默认今天）/ the document's date")
+    p.add_argument("--date", help=cli_text("cli.export.date"))
     p.set_defaults(func=handle)
 
 

@@ -27,7 +27,7 @@ def _capacity_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--dtype", default="bfloat16", help=cli_text("cli.ops.dtype"))
     p.add_argument("--gpu-memory-utilization", type=float, default=0.90)
-    p.add_argument("--num-speculative-tokens", type=int, default=5, help="K")
+    p.add_argument("--num-speculative-tokens", type=int, default=5, help=cli_text("cli.ops.k"))
     p.add_argument("--target-id", help=cli_text("cli.ops.target_id"))
     p.add_argument("--draft-id", help=cli_text("cli.ops.draft_id"))
     p.add_argument("--json", action="store_true", help=cli_text("cli.ops.json"))
@@ -47,14 +47,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     doc.set_defaults(func=handle_doctor)
 
     plan = sub.add_parser("plan", help=cli_text("cli.ops.plan.help"))
-    plan.add_argument("target", type=Path, help="目标模型目录（config.json）/ target model dir")
+    plan.add_argument("target", type=Path, help=cli_text("cli.ops.plan_target"))
     plan.add_argument("draft", type=Path, nargs="?", help=cli_text("cli.ops.plan.draft"))
     _capacity_args(plan)
     plan.set_defaults(func=handle_plan)
 
     bench = sub.add_parser("bench", help=cli_text("cli.ops.bench.help"))
-    bench.add_argument("a", help="推测端点（名称或 URL）/ speculative endpoint (name or URL)")
-    bench.add_argument("b", help="基线端点（名称或 URL）/ baseline endpoint (name or URL)")
+    bench.add_argument("a", help=cli_text("cli.ops.bench_a"))
+    bench.add_argument("b", help=cli_text("cli.ops.bench_b"))
     bench.add_argument("--max-tokens", type=int, default=64)
     bench.add_argument("--requests-per-level", type=int, default=8)
     bench.add_argument("--max-concurrency", type=int, default=16)
@@ -233,7 +233,8 @@ def handle_check(args: argparse.Namespace, ctx: Context) -> int:
     for name, ep in router.endpoints.items():
         h = check_health(name, ep)
         if h.healthy:
-            print(f"✓ {name:<16} {h.latency_ms:.0f} ms  models: {', '.join(h.models)}")
+            ms, models = f"{h.latency_ms:.0f}", ", ".join(h.models)
+            print("✓ " + cli_text("cli.ops.healthy", name=name, ms=ms, models=models))
         else:
             bad += 1
             print(f"✗ {name:<16} " + cli_text("cli.ops.unavailable", detail=h.error))

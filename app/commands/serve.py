@@ -44,12 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--fixed-k",
         action="store_true",
-        help="总是草拟 K 个词元（关闭自适应）/ always draft K tokens (no adaptive length)",
+        help=cli_text("cli.serve.fixed_k"),
     )
     p.set_defaults(func=handle)
 
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
+    from app.serving.calibration import FILE_NAME as CALIBRATION_FILE
     from app.serving.launch import ServeError, ServeOptions, serve
 
     logging.basicConfig(
@@ -70,6 +71,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             n_ctx=args.n_ctx or s.n_ctx,
             n_threads=s.n_threads,
             adaptive=not args.fixed_k,
+            calibration_file=s.data_dir / CALIBRATION_FILE,
         )
         if args.max_tokens is not None:
             opts = replace(opts, max_tokens=args.max_tokens)

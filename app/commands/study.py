@@ -279,7 +279,7 @@ def cmd_unblind(args: argparse.Namespace, ctx: Context) -> int:
         study = studies.unblind_early(
             args.study_id, session=session, reason=args.reason, actor=_actor(args, session)
         )
-    print(f"已揭盲（已记入审计日志）/ Unblinded (logged): {study.name}, by {study.unblinded_by}")
+    print(cli_text("cli.study.unblinded", name=study.name, by=study.unblinded_by))
     return 0
 
 

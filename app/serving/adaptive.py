@@ -89,6 +89,7 @@ class PassCost:
         self.seed = points
         self.recent: deque[tuple[int, int, float]] = deque(maxlen=window)
         self.refit_every = refit_every
+        self.observed = 0  # passes of real traffic kept so far (calibration.Keeper reads it)
         self._pending = 0
         self.theta = np.zeros(5)
         self.refit()
@@ -116,6 +117,7 @@ class PassCost:
         if predicted > 0 and seconds > predicted * OUTLIER:
             return
         self.recent.append((n, context, seconds))
+        self.observed += 1
         self._pending += 1
         if self._pending >= self.refit_every:
             self.refit()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.domain import Bilingual
+from app.serving import calibration
+from app.serving.adaptive import PassCost
 from app.serving.drafter_registry import DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
@@ -34,6 +37,7 @@ class ServeOptions:
     n_threads: int = 2
     adaptive: bool = True
     calibrate: bool = True
+    calibration_file: Path | None = None  # pass costs kept between starts (serving/calibration)
 
 
 class ServeError(RuntimeError):
@@ -69,21 +73,42 @@ def build_state(opts: ServeOptions) -> ServerState:
         adaptive=opts.adaptive,
         draft_cost=draft_cost,
     )
-    if drafter is not None and opts.calibrate:
-        cost = engine.calibrate()
-        log.info(
-            "relative cost of batched passes (rows: cost) at 150 / 1,000 tokens of context: %s / %s",
-            cost.table(150),
-            cost.table(1000),
-        )
+    # a fixed draft length (adaptive off) never asks what a pass costs: nothing to time
+    timed = drafter is not None and opts.adaptive and opts.calibrate
+    keeper = calibrate(engine, opts) if timed else None
     metrics = Metrics(opts.model_name)
+    after_job = (lambda: keeper.after_passes(engine.cost)) if keeper is not None else None
     return ServerState(
         engine=engine,
-        worker=Worker(engine, metrics),
+        worker=Worker(engine, metrics, after_job=after_job),
         metrics=metrics,
         model_name=opts.model_name,
         max_tokens=opts.max_tokens,
     )
+
+
+def calibrate(engine: Engine, opts: ServeOptions) -> calibration.Keeper | None:
+    """Seed the engine's pass costs: kept ones for this model and machine when there are
+    (opts.calibration_file), else timed now and kept; the keeper writes the fit back later."""
+    sizes, contexts = engine.calibration_grid()
+    path = opts.calibration_file
+    key = calibration.entry_key(opts.model_path, opts.n_threads, sizes, contexts)
+    points = calibration.load(path, key) if path is not None else None
+    if points is not None:
+        engine.cost = PassCost(points)
+        log.info("pass costs from %s (timing skipped; delete it to time them anew)", path)
+    else:
+        started = time.perf_counter()
+        engine.calibrate()
+        log.info("pass costs timed in %.1f s", time.perf_counter() - started)
+        if path is not None:
+            calibration.save(path, key, engine.cost.seed, "timed")
+    log.info(
+        "relative cost of batched passes (rows: cost) at 150 / 1,000 tokens of context: %s / %s",
+        engine.cost.table(150),
+        engine.cost.table(1000),
+    )
+    return calibration.Keeper(path, key, (sizes, contexts)) if path is not None else None
 
 
 def serve(opts: ServeOptions, host: str, port: int) -> None:

@@ -10,16 +10,30 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
+import os
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import jinja2
-import llama_cpp
-import numpy as np
-from llama_cpp.llama_chat_format import ChatFormatterResponse, Jinja2ChatFormatter
+# llama.cpp's CPU threads meet at an OpenMP barrier after every operation of a pass (hundreds
+# per pass). GOMP's default lets a waiting thread spin for a long while first; when another
+# process holds a core, the spinning thread keeps the one with work off it, and a pass takes
+# seconds instead of milliseconds (measured on a 2-core machine at load 15: 300 prompt tokens
+# in over 300 s, against 6 s with waiting threads asleep; one token 16 ms against about 1 s
+# with GOMP_SPINCOUNT=10000). So waiting threads sleep, unless the operator says otherwise
+# (OMP_WAIT_POLICY=ACTIVE for a machine that runs nothing else). libgomp reads it once, when
+# llama.cpp's library is loaded by the import below.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import jinja2  # noqa: E402
+import llama_cpp  # noqa: E402
+import numpy as np  # noqa: E402
+from llama_cpp.llama_chat_format import (  # noqa: E402
+    ChatFormatterResponse,
+    Jinja2ChatFormatter,
+)
 
 from app.domain import Bilingual
 

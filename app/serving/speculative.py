@@ -33,6 +33,10 @@ MODEL_MATCH_LEN = 16
 # Start-up calibration times passes at two context lengths, near the start of a prompt and deep
 # into one (the longest pass ends at CALIBRATION_FAR): the cost fit is linear in context length,
 # so two points fix that slope; rows double up to a full verify pass (k_max + 1) for the curve.
+# With K = 16 that is 5 sizes x 2 contexts x 5 repetitions, measured on a 2-core machine: 4.5 s
+# at load 4, 16-22 s at load 10-15 (minutes while llama.cpp's threads still spun at their
+# barriers, see model.py); app/serving/calibration.py keeps the result, so a server times passes
+# only on its first start with a model file on a machine.
 CALIBRATION_NEAR = 150
 CALIBRATION_FAR = 600
 CALIBRATION_ROWS = (1, 2, 4, 8)
@@ -112,11 +116,16 @@ class Engine:
     def method(self) -> str:
         return self.drafter.method if self.drafter else "off"
 
+    def calibration_grid(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(rows, context lengths) of the passes `calibrate` times."""
+        sizes = tuple(sorted({*CALIBRATION_ROWS, self.k_max + 1}))
+        return sizes, (CALIBRATION_NEAR, CALIBRATION_FAR - 1 - self.k_max)
+
     def calibrate(self) -> PassCost:
-        """Time passes of 1..k_max+1 rows near the start and deep into a context (a second or
-        two); they seed the cost model, which then keeps learning from real passes."""
-        sizes = sorted({*CALIBRATION_ROWS, self.k_max + 1})
-        contexts = (CALIBRATION_NEAR, CALIBRATION_FAR - 1 - self.k_max)
+        """Time passes of 1..k_max+1 rows near the start and deep into a context (see
+        CALIBRATION_NEAR); they seed the cost model, which then keeps learning from real
+        passes."""
+        sizes, contexts = self.calibration_grid()
         self.cost = PassCost(time_passes_at(self.model, contexts, sizes))
         return self.cost
 

@@ -47,9 +47,12 @@ class Worker:
     """Owns the engine; `submit` queues a job, `run` (on the main thread) serves it and
     streams text deltas back."""
 
-    def __init__(self, engine: Engine, metrics: Metrics) -> None:
+    def __init__(
+        self, engine: Engine, metrics: Metrics, *, after_job: Callable[[], None] | None = None
+    ) -> None:
         self.engine = engine
         self.metrics = metrics
+        self.after_job = after_job  # between requests (launch: the pass costs' write-back)
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._lock = threading.Lock()
         self._waiting: list[Job] = []  # submitted, not yet started, in order
@@ -107,6 +110,8 @@ class Worker:
             # Between requests nothing holds the cache: the kept prefix is only reusable (vLLM
             # counts such cached-but-free blocks as free too), so an idle server reads 0%.
             self.metrics.set("vllm:kv_cache_usage_perc", 0.0)
+        if self.after_job is not None:
+            self.after_job()
 
     def _serve(self, job: Job) -> Outcome:
         m, req = self.metrics, job.request

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,13 +23,15 @@ MAX_REQUESTS = 8  # each at most 48 tokens: a few hundred tokens in all
 
 
 @pytest.fixture
-def calibrated_under_load() -> Iterator[str]:
+def calibrated_under_load(tmp_path: Path) -> Iterator[str]:
     """An adaptive ngram server whose calibration ran beside busy processes, which are
-    stopped once it is healthy."""
+    stopped once it is healthy. Its own data directory: no pass costs kept from an earlier
+    start (app/serving/calibration.py), so it times them now, under the load."""
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])]  # a core kept busy
     try:
         # K <= 4: a shorter calibration, which the busy core already slows down
-        with embedded_server("ngram", "--num-speculative-tokens", "4") as url:
+        env = {"LEXSPEC_DATA_DIR": str(tmp_path)}
+        with embedded_server("ngram", "--num-speculative-tokens", "4", env=env) as url:
             stop(busy)
             yield url
     finally:
