@@ -22,6 +22,7 @@ from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
 from app.validation.parts import opening, part_mismatch, part_out_of_range
 from app.validation.superseded import check_superseded
+from app.validation.text_date import Dating
 from app.validation.texts import StatuteText, TextStore
 from app.validation.versions import named_versions
 
@@ -179,18 +180,26 @@ def check_content(
     store: TextStore,
     doc_date: dt.date,
     limits: Thresholds = DEFAULT,
+    dating: Dating | None = None,
 ) -> tuple[list[Finding], list[Citation]]:
-    """Findings on what the citations say, and the citations with version and first line."""
-    findings = check_in_force(text, citations, catalogue=catalogue, store=store, doc_date=doc_date)
-    named = named_versions(text, citations, store, doc_date)
+    """Findings on what the citations say, and the citations with version and first line.
+    Each citation is read in the version in force on its sentence's own date where it sets one
+    (`dating`: 截至2025年6月30日…, 2023年时…), else on `doc_date`."""
+    dating = dating or Dating(doc_date)
+    findings = check_in_force(
+        text, citations, catalogue=catalogue, store=store, doc_date=doc_date, dating=dating
+    )
+    named = named_versions(text, citations, store, dating)
     for citation in citations:
-        version = named.get(citation.start) or _version(store, citation.statute, doc_date)
+        day = dating.on(citation.start)
+        version = named.get(citation.start) or _version(store, citation.statute, day)
         missing = part_out_of_range(version, citation) if version else None
         if missing:
             findings.append(missing)
     for group in groups(text, citations):
         first = group.members[0]
-        version = named.get(first.start) or _version(store, first.statute, doc_date)
+        day = dating.on(first.start)
+        version = named.get(first.start) or _version(store, first.statute, day)
         if version is None:
             continue
         hit = (
@@ -200,7 +209,7 @@ def check_content(
         )
         if hit:
             findings.append(hit)
-    superseded = check_superseded(text, citations, doc_date=doc_date)
+    superseded = check_superseded(text, citations, doc_date=doc_date, dating=dating)
     # a citation of an overridden rule is reported as that, not also as another article's
     spans = {(f.start, f.end) for f in superseded}
     findings = [
@@ -209,7 +218,7 @@ def check_content(
         if f.code != "citation.content_mismatch" or (f.start, f.end) not in spans
     ]
     findings.extend(superseded)
-    return findings, [_enrich(c, store, doc_date, named.get(c.start)) for c in citations]
+    return findings, [_enrich(c, store, dating.on(c.start), named.get(c.start)) for c in citations]
 
 
 def _version(store: TextStore, statute: str | None, day: dt.date) -> StatuteText | None:

@@ -41,8 +41,8 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
     ),
     "citation.not_in_force": (
         "warning",
-        "文书日期{date}时{what}尚未施行（自{effective}起施行）",
-        "On the document's date {date}, {what} was not yet in force (in force from {effective})",
+        "{when}时{what}尚未施行（自{effective}起施行）",
+        "On {when_en}, {what} was not yet in force (in force from {effective})",
     ),
     "citation.superseded": (
         "warning",
@@ -57,8 +57,8 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
     ),
     "citation.called_in_force": (
         "warning",
-        "文书日期{date}时{what}尚未施行（自{effective}起施行），不宜称为“{word}”",
-        "On the document's date {date}, {what} was not yet in force (in force from "
+        "{when}时{what}尚未施行（自{effective}起施行），不宜称为“{word}”",
+        "On {when_en}, {what} was not yet in force (in force from "
         "{effective}); it cannot be called “{word}”",
     ),
     "numbering.gap": (

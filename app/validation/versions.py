@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from app.domain import Citation
+from app.validation.text_date import Dating
 from app.validation.texts import StatuteText, TextStore
 
 EARLIER_BEFORE = re.compile(r"(?:原|旧|修正前的?|修订前的?|修改前的?)[\s\u3000]*$")
@@ -53,9 +54,10 @@ def _named(text: str, citation: Citation, store: TextStore, day: dt.date) -> Sta
 
 
 def named_versions(
-    text: str, citations: Sequence[Citation], store: TextStore, day: dt.date
+    text: str, citations: Sequence[Citation], store: TextStore, dating: Dating
 ) -> dict[int, StatuteText]:
-    """Citation start → the version it names (or its back-reference inherits)."""
+    """Citation start → the version it names (or its back-reference inherits); 原… is the
+    version before the one in force on the citation's date (`dating`)."""
     out: dict[int, StatuteText] = {}
     last: dict[str, StatuteText | None] = {}
     for citation in sorted(citations, key=lambda c: c.start):
@@ -63,7 +65,7 @@ def named_versions(
         if statute is None:
             continue
         if text.startswith("《", citation.start):
-            last[statute] = _named(text, citation, store, day)
+            last[statute] = _named(text, citation, store, dating.on(citation.start))
         elif not BACK.match(text, citation.start) and text[citation.start] != "第":
             last[statute] = None  # a bare name: the version by date
         chosen = last.get(statute)
