@@ -41,6 +41,14 @@ FindingCode = Literal[
     "citation.superseded",
     "citation.part_out_of_range",
     "citation.called_in_force",
+    # what a citing sentence says besides its subject, against the article it means
+    # (app/validation/statements.py, negation.py), and references that are not to a statute
+    "citation.figure_mismatch",
+    "citation.actor_mismatch",
+    "citation.condition_mismatch",
+    "citation.negates_duty",
+    "citation.rule_elsewhere",
+    "citation.not_a_provision",
     "numbering.gap",
     "numbering.duplicate",
     "numbering.out_of_order",
