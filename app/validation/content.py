@@ -317,6 +317,7 @@ def check_content(
     Each citation is read in the version in force on its sentence's own date where it sets one
     (`dating`: 截至2025年6月30日…, 2023年时…), else on `doc_date`."""
     dating = dating or Dating(doc_date)
+    citations = [_as_written(c, store, dating) for c in citations]
     findings = check_in_force(
         text, citations, catalogue=catalogue, store=store, doc_date=doc_date, dating=dating
     )
@@ -349,6 +350,20 @@ def check_content(
     findings.extend(superseded)
     findings = _unnested(findings)
     return findings, [_enrich(c, store, dating.on(c.start), named.get(c.start)) for c in citations]
+
+
+def _as_written(citation: Citation, store: TextStore, dating: Dating) -> Citation:
+    """An English-style Article 23(2) whose article has no item 2 but a second 款 means that
+    款 (english_refs reads one bracket as an item, as Article 55(4) is)."""
+    if not citation.raw[:1].isascii() or citation.item is None or citation.paragraph is not None:
+        return citation
+    version = _version(store, citation.statute, dating.on(citation.start))
+    article = version.article(citation.article) if version and citation.article else None
+    if article is None or any(len(p.items) >= citation.item for p in article.paragraphs):
+        return citation
+    if len(article.paragraphs) < citation.item:
+        return citation
+    return replace(citation, paragraph=citation.item, item=None)
 
 
 def _unnested(findings: list[Finding]) -> list[Finding]:

@@ -33,14 +33,16 @@ def _by_year(versions: Sequence[StatuteText], year: int) -> StatuteText | None:
 def _named(text: str, citation: Citation, store: TextStore, day: dt.date) -> StatuteText | None:
     """The version the words around a title name, if any."""
     versions = store.versions.get(citation.statute or "", ())
-    if len(versions) < 2 or not text.startswith("《", citation.start):
+    if len(versions) < 2:
         return None
-    close = text.find("》", citation.start)
-    if close < 0:
-        return None
-    inside = YEAR.search(text, citation.start, close)
-    after = YEAR.match(text, close + 1)
-    year = inside or after
+    if text.startswith("《", citation.start):
+        close = text.find("》", citation.start)
+        if close < 0:
+            return None
+        year = YEAR.search(text, citation.start, close) or YEAR.match(text, close + 1)
+    else:  # a bare name with its note: 网络安全法（2025修正）第五十二条
+        close = text.find("第", citation.start, citation.end)
+        year = YEAR.search(text, citation.start, close) if close > 0 else None
     if year is not None:
         return _by_year(versions, int(year["year"]))
     before = text[max(0, citation.start - 6) : citation.start]
@@ -64,10 +66,8 @@ def named_versions(
         statute = citation.statute
         if statute is None:
             continue
-        if text.startswith("《", citation.start):
+        if not BACK.match(text, citation.start) and text[citation.start] != "第":
             last[statute] = _named(text, citation, store, dating.on(citation.start))
-        elif not BACK.match(text, citation.start) and text[citation.start] != "第":
-            last[statute] = None  # a bare name: the version by date
         chosen = last.get(statute)
         if chosen is not None:
             out[citation.start] = chosen
