@@ -24,10 +24,10 @@ from app.route.claims import (
     Claim,
     Facts,
     client_names,
-    company_core,
     read_claims,
     read_facts,
 )
+from app.route.client import company_core
 from app.route.engine import decide
 from app.validation.count_claims import Bound
 from app.validation.messages import finding
