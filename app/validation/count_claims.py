@@ -26,7 +26,9 @@ _NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|�
 
 
 @lru_cache(maxsize=2)
-def sensitive_categories(path: str = str(SENSITIVE_FILE)) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def sensitive_categories(
+    path: str = str(SENSITIVE_FILE),
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(the law's word, a pattern of its wordings) for each category of sensitive.yaml
     (个人信息保护法第二十八条)."""
     rows = yaml.safe_load(Path(path).read_text(encoding="utf-8"))["categories"]
