@@ -107,6 +107,8 @@ def _count_verdict(
         # a bound counts only in a sentence about the client, not in a rule's condition
         if hypothetical or states_a_rule(clause) or not about_client(sentence, facts):
             return aside
+        if bound.stated not in statutory_thresholds() and all(bound.slips(v) for v in allowed):
+            return "contradicts"  # 逾3.5万 for 350,000: true, but a slip of the order
         return "agrees" if any(bound.allows(v) for v in allowed) else "contradicts"
     if q.value in allowed:
         return "agrees"

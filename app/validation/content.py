@@ -258,7 +258,11 @@ def _judge(
     meant: tuple[StatuteText, tuple[int, ...]] = (version, numbers)
     cited_arts = meant_articles(version, numbers)
     now = _renumbered_to(store, version, group, limits)
-    home = None if now else figure_home(text, group.spans, group.members, cited_arts, store, day)
+    home = (
+        None
+        if now
+        else figure_home(text, group.spans, group.members, cited_arts, store, day, version)
+    )
     if now is not None:
         out.append(_renumbered(store, version, group, now))
         meant = (version, (now,))

@@ -44,6 +44,7 @@ def about_sensitive(words: str) -> bool:
 
 
 APPROX = 0.1  # 约 / 左右 / 上下: within 10% of the stated figure; 近 / 将近: up to 10% below it
+SLIP = 10  # a bound this many times off the count it holds for is a slip of the order
 _BEFORE = {
     "gt": ("逾", "超过", "多于", "高于", "大于", "超出"),
     "ge": ("达到", "至少", "不少于", "不低于"),
@@ -100,6 +101,15 @@ class Bound:
             "near": (1 - APPROX) * stated <= value <= stated,
             "over": stated <= value <= (1 + APPROX) * stated,
         }[self.kind]
+
+    def slips(self, value: int) -> bool:
+        """Whether a bound that `value` satisfies is still an order of magnitude off it: 逾3.5万
+        (a lower bound) for 350,000, 不足350万 (an upper one) for 350,000."""
+        if self.kind in ("gt", "ge", "over"):
+            return value >= SLIP * max(1, self.stated)
+        if self.kind in ("lt", "le"):
+            return self.stated >= SLIP * max(1, value)
+        return False
 
 
 def bound_at(text: str, q: Quantity) -> Bound | None:
@@ -201,7 +211,7 @@ def is_population(clause: str) -> bool:
 
 # a share of a total the text states: 约占用户总数的一半, 为注册用户总数的三分之一
 TOTAL_SHARE = re.compile(
-    r"(?P<lead>约|大约|近|将近|接近|超过|逾|不足|不到|少于|低于)?(?:占|为)"
+    r"(?:(?P<lead>约|大约|近|将近|接近|超过|逾|不足|不到|少于|低于)(?:约?占|为)?|约?占|为)"
     r"[^，。；\n]{0,10}?(?:总数|总量|总人数|全部|总和|用户数|人数)的?" + _SHARE_CORE
 )
 

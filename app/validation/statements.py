@@ -54,6 +54,7 @@ MISTAKEN = re.compile(r"误以为|误认为|错误地|错误认为|误将|混淆
 # 将应当申报…的个人信息: a modal verb in a relative clause is not the sentence's (the article's)
 ATTRIBUTIVE = re.compile(r"(?:将|把|对|凡|属于|的)$")
 RELATIVE = re.compile(r"(?:将|把|凡)[^，,。；;]{0,3}$")
+CHOICE = re.compile(r"或者|之一")
 COORDINATED = re.compile(r"^(?:并且?|且|以及|同时|并应当?)?$")
 _MODAL_WORDS = {"must": "应当", "may": "可以", "must_not": "不得", "need_not": "无需"}
 MODALITY_NEGATES = {("must", "need_not"), ("must_not", "may"), ("must_not", "need_not")}
@@ -136,12 +137,14 @@ def figure_findings(
 
 def _governing(
     scope: str, arts: Sequence[ArticleElements], group: str, weight: dict[str, float]
-) -> set[str]:
+) -> dict[str, bool]:
     """The modal classes the articles put on what a sentence's modal verb governs (`scope`, the
     words after it): each place where those words stand in an article (found by one of their
     first rare bigrams, and read on for as long as `scope`) is governed by the nearest modal
-    verb before it in its sentence (并取得…单独同意 after 应当向个人告知…)."""
-    classes: set[str] = set()
+    verb before it in its sentence (并取得…单独同意 after 应当向个人告知…). Each class says
+    whether the duty is one of a choice: alternatives (或者, 之一) follow it, or it binds who
+    chose a way of doing it (…通过认证方式…的，应当…), so 可以 describes the choice fairly."""
+    classes: dict[str, bool] = {}
     grams = set(_bigrams(scope))
     if len(grams) < 2:
         return classes
@@ -168,7 +171,14 @@ def _governing(
                 modal = max(before, key=lambda t: t.start)
                 comma = max(text.rfind(ch, modal.end, m.start()) for ch in "，,：:")
                 if comma < 0 or COORDINATED.match(text[comma + 1 : m.start()]):
-                    classes.add(modal.term)  # its own clause, or one joined to it (，并取得…)
+                    # its own clause, or one joined to it (，并取得…)
+                    stops = [text.find(ch, modal.end) for ch in "。；;\n"]
+                    end = min([i for i in stops if i >= 0] + [len(text)])
+                    chosen = (
+                        bool(CHOICE.search(text, modal.end, end))
+                        or "方式" in text[stop + 1 : modal.start]
+                    )
+                    classes[modal.term] = classes.get(modal.term, False) or chosen
         if classes:
             break
     return classes
@@ -222,9 +232,9 @@ def term_findings(
                 governing = _governing(scope, arts, term.group, weight)
                 if len(governing) != 1 or term.term in governing:
                     continue  # none, or the article says it both ways, or as the sentence does
-                said = governing.pop()
-                if (said, term.term) not in WEAKENS:
-                    continue  # a sentence stricter than the article may speak of another case
+                said, chosen = governing.popitem()
+                if (said, term.term) not in WEAKENS or (chosen and term.term == "may"):
+                    continue  # stricter than the article (another case?), or 可以 for a choice
                 kind = "negates" if (said, term.term) in MODALITY_NEGATES else "condition"
                 out.append(_changed(meant, span, term.raw, _MODAL_WORDS[said], kind))
                 continue
@@ -294,10 +304,12 @@ def figure_home(
     arts: Sequence[ArticleElements],
     store: TextStore,
     day: dt.date,
+    arts_version: StatuteText | None = None,
 ) -> tuple[StatuteText, int] | None:
     """The held article (in force on `day`, not one cited) that states a figure of the sentence
-    in the same place, where no article cited in the sentence has a figure of its kind: the
-    rule the sentence states is there. An article of the cited statute wins a near tie."""
+    in the same place, clearly more so (by MARGIN) than any figure of its kind in the articles
+    cited: the rule the sentence states is there. An article of the cited statute wins a near
+    tie."""
     statutes = {c.statute for c in cited}
     numbers = {(c.statute, c.article) for c in cited}
     index = _figure_index(store)
@@ -305,18 +317,19 @@ def figure_home(
         for fig in figures(text[a:b]):
             if fig.family == "people" or not _compared(text[a:b], fig):
                 continue
-            if any(f.family == fig.family for art in arts for f in art.figures):
-                continue
+            mine = [f for art in arts for f in art.figures if f.family == fig.family]
+            cited_weight = index_for(arts_version).weight if arts_version else {}
+            here = max(
+                (similarity(fig.context, f.context, cited_weight) for f in mine), default=0.0
+            )
             hits = []
             for version, number, f in index.get((fig.unit, fig.value), ()):
                 weight = index_for(version).weight
                 if (version.statute, number) in numbers or not version.in_force_on(day):
                     continue
-                if _close(fig.context, f.context, weight):
-                    own = version.statute in statutes
-                    hits.append(
-                        (similarity(fig.context, f.context, weight) + own * TIE, version, number)
-                    )
+                score = similarity(fig.context, f.context, weight)
+                if _close(fig.context, f.context, weight) and score - here >= MARGIN:
+                    hits.append((score + TIE * (version.statute in statutes), version, number))
             if hits:
                 _, version, number = max(hits, key=lambda h: h[0])
                 return version, number

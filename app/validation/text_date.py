@@ -187,9 +187,7 @@ OWN_DATE_AFTER = re.compile(
 )
 IN_BRACKETS = re.compile(r"[（(][^（）()\n]{0,16}$")
 PERIOD_AFTER = re.compile(r"^[ \t\u3000]*(?:起|以来)?[ \t\u3000]*(?:累计|计算|连续|合计|共计)")
-PRESENT = re.compile(
-    r"现行|现已|现在|现阶段|目前|当前|如今|现应|现需|现时|时至今日|截至目前|截至本"
-)
+PRESENT = re.compile(r"现已|现在|现阶段|目前|当前|如今|现应|现需|现时|时至今日|截至目前|截至本")
 # the cue around a date that sets a sentence at it: (words before, words after, which end)
 BEFORE_CUE = re.compile(r"(?P<cue>截至|截止(?:到|至)?|直至|在|于|自|从)[ \t\u3000]*$")
 AFTER_CUE = re.compile(
