@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-OPEN, CLOSE = re.escape("【〔［[（("), re.escape("】〕］]）)")
 LABEL = r"(?:法律|法规|规范|参考|主要)?依据|法律规定|Legal basis|Basis"
+# each bracket pair holds any other bracket (a version note （2025修正） inside 【依据：…】)
+PAIRS = (("【", "】"), ("〔", "〕"), ("［", "］"), ("[", "]"), ("（", "）"), ("(", ")"))
+_BODY = "|".join(
+    rf"{re.escape(o)}[ \t\u3000]*(?:{LABEL})[ \t\u3000]*[：:]"
+    rf"(?P<b{i}>[^{re.escape(o + c)}\n]{{2,600}}?){re.escape(c)}"
+    for i, (o, c) in enumerate(PAIRS)
+)
 BLOCK = re.compile(
-    rf"[{OPEN}][ \t\u3000]*(?:{LABEL})[ \t\u3000]*[：:](?P<body>[^{OPEN}{CLOSE}\n]{{2,600}}?)[{CLOSE}]"
-    rf"|^[ \t\u3000]*(?:{LABEL})[ \t\u3000]*[：:](?P<line>[^\n]{{2,600}})$",
-    re.MULTILINE,
+    _BODY + rf"|^[ \t\u3000]*(?:{LABEL})[ \t\u3000]*[：:](?P<line>[^\n]{{2,600}})$", re.MULTILINE
 )
 HEADING = re.compile(
     r"^[ \t\u3000#>*]*(?:【[^】\n]{1,20}】|[一二三四五六七八九十]+、|第[一二三四五六七八九十百]+[章节条])"
@@ -56,7 +60,7 @@ def blocks(text: str) -> list[Block]:
     """Every basis block of the text with the paragraph it closes."""
     out = []
     for m in BLOCK.finditer(text):
-        body = "body" if m["body"] is not None else "line"
+        body = next(name for name, value in m.groupdict().items() if value is not None)
         para_start, para_end = _paragraph(text, m.start())
         if para_end > para_start:
             out.append(Block(m.start(body), m.end(body), para_start, para_end))

@@ -311,7 +311,11 @@ def evaluate_cases(cases: list[Case], catalogue: Catalogue, store: TextStore, cl
         fp += len(found)
         misses += [f"FP {f[0]} {f[1]} | {case.text[:60]}" for f in found]
         if case.cites is not None:
-            read = [(c.statute or "", c.article or 0, c.paragraph, c.item) for c in citations]
+            read = [
+                (c.statute or "", c.article, c.paragraph, c.item)
+                for c in citations
+                if c.article is not None  # a title on its own cites no article
+            ]
             for want_cite in case.cites:
                 if want_cite in read:
                     tp += 1

@@ -258,11 +258,7 @@ def _judge(
     meant: tuple[StatuteText, tuple[int, ...]] = (version, numbers)
     cited_arts = meant_articles(version, numbers)
     now = _renumbered_to(store, version, group, limits)
-    home = (
-        None
-        if now
-        else figure_home(text, group.spans, group.members, cited_arts, store, day, version)
-    )
+    home = None if now else figure_home(text, group.spans, group.members, cited_arts, store, day)
     if now is not None:
         out.append(_renumbered(store, version, group, now))
         meant = (version, (now,))
@@ -278,7 +274,7 @@ def _judge(
     elif (part := part_mismatch(version, group, limits)) is not None:
         out.append(part)
     arts = meant_articles(*meant)
-    where = Meant(meant[0], meant[1][0], first.start, last.end)
+    where = Meant(meant[0], meant[1][0], first.start, last.end, store)
     said = figure_findings(text, group.spans, where, arts)
     said += term_findings(text, group.spans, where, arts)
     return out + said

@@ -102,6 +102,7 @@ class Term:
     context: frozenset[str]
     raw: str
     after: frozenset[str] = frozenset()  # the words after it only (what a modal verb governs)
+    role: str = "subject"  # or "object": after 向, 经, 由, 通过, 报送 … (a body acted towards)
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,7 @@ def load_groups(path: str = str(ELEMENTS_FILE)) -> tuple[Group, ...]:
     return groups
 
 
+OBJECT_BEFORE = re.compile(r"(?:向|经|由|通过|报送|报|提交|提请|会同|组织|自|请|按照)(?:所在地)?$")
 SCOPE_END = re.compile(r"[。；;\n]")  # a modal verb governs the rest of its sentence ...
 CLAIM_SCOPE_END = re.compile(r"[，,。；;\n]")  # ... in a citing sentence, the rest of its clause
 CLAIM_SCOPE = 10  # characters of a citing sentence's clause read after a modal verb
@@ -253,9 +255,22 @@ def terms(text: str, groups: tuple[Group, ...], window: int = WINDOW) -> list[Te
             if not article:
                 end = min(end, m.end() + CLAIM_SCOPE)
             after = frozenset(_grams(text[m.end() : end]))
+            role = (
+                "object"
+                if OBJECT_BEFORE.search(text, max(0, m.start() - 6), m.start())
+                else "subject"
+            )
             out.append(
                 Term(
-                    m.start(), m.end(), group.name, group.kind, group.terms[index], ctx, m[0], after
+                    m.start(),
+                    m.end(),
+                    group.name,
+                    group.kind,
+                    group.terms[index],
+                    ctx,
+                    m[0],
+                    after,
+                    role,
                 )
             )
     return out

@@ -14,6 +14,7 @@ or about the client). Pure functions; called by app/validation/content.py."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from app.validation.elements import (
     similarity,
     terms,
 )
-from app.validation.matching import index_for
+from app.validation.matching import COMMON_SHARE, index_for
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
 from app.validation.superseded import HISTORY
@@ -54,7 +55,7 @@ MISTAKEN = re.compile(r"误以为|误认为|错误地|错误认为|误将|混淆
 # 将应当申报…的个人信息: a modal verb in a relative clause is not the sentence's (the article's)
 ATTRIBUTIVE = re.compile(r"(?:将|把|对|凡|属于|的)$")
 RELATIVE = re.compile(r"(?:将|把|凡)[^，,。；;]{0,3}$")
-CHOICE = re.compile(r"或者|之一")
+CHOICE = re.compile(r"或者(?:通过|订立|按照|经|选择)|之一|任一")  # alternative ways: a choice
 COORDINATED = re.compile(r"^(?:并且?|且|以及|同时|并应当?)?$")
 _MODAL_WORDS = {"must": "应当", "may": "可以", "must_not": "不得", "need_not": "无需"}
 MODALITY_NEGATES = {("must", "need_not"), ("must_not", "may"), ("must_not", "need_not")}
@@ -70,6 +71,7 @@ class Meant:
     number: int
     start: int  # the citation span the finding names
     end: int
+    store: TextStore | None = None  # for the words' rarity across every statute held
 
 
 def _clause_of(text: str, start: int, end: int) -> str:
@@ -112,7 +114,7 @@ def figure_findings(
     out: list[Finding] = []
     if not _states_rule(text, pieces):
         return out
-    weight = index_for(meant.version).weight
+    weight = index_for(meant.version).weight  # a figure's place, read in its statute's words
     candidates = [f for art in arts for f in art.figures]
     for a, b in pieces:
         for fig in figures(text[a:b]):
@@ -124,6 +126,15 @@ def figure_findings(
             best, score = same_family[index], scores[index]
             if not _close(fig.context, best.context, weight):
                 continue
+            near = [
+                (s, c)
+                for s, c in zip(scores, same_family, strict=True)
+                if c.unit == fig.unit
+                and s >= score - MARGIN
+                and _close(fig.context, c.context, weight)
+            ]
+            if best.unit != fig.unit and near:
+                score, best = max(near, key=lambda n: n[0])  # the same unit, nearly as near
             exact = [(s, c) for s, c in zip(scores, same_family, strict=True) if c.same(fig)]
             span = (a + fig.start, a + fig.end)
             if best.same(fig) or (exact and score - max(exact)[0] < MARGIN):
@@ -148,8 +159,8 @@ def _governing(
     grams = set(_bigrams(scope))
     if len(grams) < 2:
         return classes
-    anchors = [g for g in _bigrams(scope)[:4] if weight.get(g, 0.0) > 0]
-    for offset, anchor in enumerate(anchors):
+    anchors = [(i, g) for i, g in enumerate(_bigrams(scope)[:4]) if weight.get(g, 0.0) > 0]
+    for offset, anchor in anchors:
         for art in arts:
             text = art.text
             for m in re.finditer(re.escape(anchor), text):
@@ -192,15 +203,28 @@ PLACE = 0.6  # share of a modal verb's scope found at a place in the article
 
 
 def _other_term(term: Term, candidates: Sequence[Term], weight: dict[str, float]) -> Term | None:
-    """The article's term of the same group in the sentence term's place, when it is another
-    term and stands there clearly more than the sentence's own one does anywhere."""
+    """The article's term of the same group in the sentence term's place (a body in the same
+    role: the one acting, or the one acted towards), when it is another term and stands there
+    clearly more than the sentence's own one does anywhere. A condition the article words only
+    the other way (含 where it says 不含) needs less of the place to agree."""
+    if term.kind == "actor":
+        candidates = [c for c in candidates if c.role == term.role]
+    if not candidates:
+        return None
     scores = [similarity(term.context, c.context, weight) for c in candidates]
     index = max(range(len(scores)), key=lambda i: scores[i])
     best, score = candidates[index], scores[index]
-    if best.term == term.term or not _close(term.context, best.context, weight):
-        return None
     own = [s for c, s in zip(candidates, scores, strict=True) if c.term == term.term]
+    if best.term == term.term:
+        return None
+    if term.kind == "condition" and not own:
+        return best if score >= LOOSE else None
+    if not _close(term.context, best.context, weight):
+        return None
     return best if score - max(own, default=0.0) >= MARGIN else None
+
+
+LOOSE = 0.3  # the place a condition worded only the other way needs to share
 
 
 def term_findings(
@@ -211,7 +235,7 @@ def term_findings(
     out: list[Finding] = []
     if not _states_rule(text, pieces):
         return out
-    weight = index_for(meant.version).weight
+    weight = _global_weight(meant.store) if meant.store else index_for(meant.version).weight
     candidates = [t for art in arts for t in art.terms]
     groups = load_groups()
     for a, b in pieces:
@@ -233,7 +257,9 @@ def term_findings(
                 if len(governing) != 1 or term.term in governing:
                     continue  # none, or the article says it both ways, or as the sentence does
                 said, chosen = governing.popitem()
-                if (said, term.term) not in WEAKENS or (chosen and term.term == "may"):
+                if (said, term.term) not in WEAKENS or (
+                    chosen and (said, term.term) == ("must", "may")
+                ):
                     continue  # stricter than the article (another case?), or 可以 for a choice
                 kind = "negates" if (said, term.term) in MODALITY_NEGATES else "condition"
                 out.append(_changed(meant, span, term.raw, _MODAL_WORDS[said], kind))
@@ -304,7 +330,6 @@ def figure_home(
     arts: Sequence[ArticleElements],
     store: TextStore,
     day: dt.date,
-    arts_version: StatuteText | None = None,
 ) -> tuple[StatuteText, int] | None:
     """The held article (in force on `day`, not one cited) that states a figure of the sentence
     in the same place, clearly more so (by MARGIN) than any figure of its kind in the articles
@@ -313,18 +338,15 @@ def figure_home(
     statutes = {c.statute for c in cited}
     numbers = {(c.statute, c.article) for c in cited}
     index = _figure_index(store)
+    weight = _global_weight(store)  # one scale for places in different statutes
     for a, b in pieces:
         for fig in figures(text[a:b]):
             if fig.family == "people" or not _compared(text[a:b], fig):
                 continue
             mine = [f for art in arts for f in art.figures if f.family == fig.family]
-            cited_weight = index_for(arts_version).weight if arts_version else {}
-            here = max(
-                (similarity(fig.context, f.context, cited_weight) for f in mine), default=0.0
-            )
+            here = max((similarity(fig.context, f.context, weight) for f in mine), default=0.0)
             hits = []
             for version, number, f in index.get((fig.unit, fig.value), ()):
-                weight = index_for(version).weight
                 if (version.statute, number) in numbers or not version.in_force_on(day):
                     continue
                 score = similarity(fig.context, f.context, weight)
@@ -337,3 +359,25 @@ def figure_home(
 
 
 TIE = 0.1  # how much nearer an article of the cited statute counts
+_GLOBAL: dict[int, tuple[TextStore, dict[str, float]]] = {}
+
+
+def _global_weight(store: TextStore) -> dict[str, float]:
+    """Each bigram's rarity over every article the store holds (matching.Index's idf, taken
+    across statutes), built once."""
+    cached = _GLOBAL.get(id(store))
+    if cached is None or cached[0] is not store:
+        counts: dict[str, int] = {}
+        total = 0
+        for versions in store.versions.values():
+            for version in versions:
+                index = index_for(version)
+                total += len(index.grams)
+                for grams in index.grams:
+                    for gram in grams:
+                        counts[gram] = counts.get(gram, 0) + 1
+        weight = {
+            g: math.log(total / n) if n <= COMMON_SHARE * total else 0.0 for g, n in counts.items()
+        }
+        cached = _GLOBAL[id(store)] = (store, weight)
+    return cached[1]
