@@ -273,7 +273,8 @@ def _judge(
         meant = (version, (better,))
     elif (part := part_mismatch(version, group, limits)) is not None:
         out.append(part)
-    arts = meant_articles(*meant)
+    cited_part = first.paragraph if meant[1] == numbers and len(group.members) == 1 else None
+    arts = meant_articles(*meant, cited_part)
     where = Meant(meant[0], meant[1][0], first.start, last.end, store)
     said = figure_findings(text, group.spans, where, arts)
     said += term_findings(text, group.spans, where, arts)

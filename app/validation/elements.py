@@ -30,7 +30,7 @@ _BOUND_BEFORE = (
 )
 FIGURE = re.compile(
     rf"(?P<pre>{_BOUND_BEFORE})?[ \u3000]*(?P<num>{_NUM})[ \u3000]*(?P<mag>万|亿|千)?[ \u3000]*"
-    r"(?P<unit>个工作日|工作日|个自然日|自然日|个月|日|天|年|小时|周岁|人|元|倍|%|％)"
+    r"(?P<unit>个工作日|工作日|个自然日|自然日|个月|日|天|年|小时|周岁|人|元|倍|%|％)?"
     r"(?P<post>以上|及以上|或以上|以下|以内|之内|内)?"
 )
 PERCENT = re.compile(r"百分之(?P<num>[零〇一二两三四五六七八九十百]+)")
@@ -50,6 +50,7 @@ UNITS = {
     "倍": ("multiple", "倍"),
     "%": ("share", "%"),
     "％": ("share", "%"),
+    "": ("people", "人"),  # 注册用户5000万以上: a count of people written without 人
 }
 BOUNDS = {
     "ge": ("以上", "及以上", "或以上", "不少于", "不低于", "至少", "达到", "满"),
@@ -61,6 +62,7 @@ _BOUND_OF = {w: k for k, words in BOUNDS.items() for w in words}
 CONFLICT = {("ge", "lt"), ("ge", "le"), ("gt", "lt"), ("gt", "le")}
 WINDOW = 8  # characters of context on each side of an element of a sentence
 ARTICLE_WINDOW = 14  # ... of an article: wider, so that a paraphrase's nearby words are in it
+COUNTS_SENSITIVE = re.compile(r"(?:人|名|位|个)?(?:以上|以下)?(?:的)?敏感")
 _MAG = {"": 1, "千": 1_000, "万": 10_000, "亿": 100_000_000}
 _FULLWIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
 
@@ -81,6 +83,11 @@ class Figure:
     bound: str | None  # ge, gt, lt, le
     context: frozenset[str]
     raw: str
+    counts: str = ""  # a count of people: "敏感" when it counts sensitive personal information
+
+    def comparable(self, other: Figure) -> bool:
+        """Of one kind: the same family, and a count of the same category."""
+        return self.family == other.family and self.counts == other.counts
 
     def same(self, other: Figure) -> bool:
         return (self.value, self.unit) == (other.value, other.unit)
@@ -102,7 +109,7 @@ class Term:
     context: frozenset[str]
     raw: str
     after: frozenset[str] = frozenset()  # the words after it only (what a modal verb governs)
-    role: str = "subject"  # or "object": after 向, 经, 由, 通过, 报送 … (a body acted towards)
+    role: str = "subject"  # "object": after 向, 经, 由, 通过 …; "agent": before 提交的, 组织的 …
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,7 @@ def _grams(text: str) -> set[str]:
     return grams
 
 
+UNITLESS_BEFORE = r"(?:用户|人数|用户数|会员|个人)$"
 ITEM_BREAK = re.compile(r"[\n、；;。]")  # a citing sentence's element is read within its list item
 
 
@@ -163,7 +171,11 @@ def figures(text: str, window: int = WINDOW) -> list[Figure]:
     """Every figure with a unit (not a year of a date, not a 第X条 number, not 3月 of a date)."""
     out: list[Figure] = []
     for m in FIGURE.finditer(text):
-        num, unit = m["num"], m["unit"]
+        num, unit = m["num"], m["unit"] or ""
+        if not unit and not (
+            m["mag"] and m["post"] and re.search(UNITLESS_BEFORE, text[: m.start()])
+        ):
+            continue  # a bare number is no figure, but 用户5000万以上 is
         before = text[max(0, m.start("num") - 1) : m.start("num")]
         after = text[m.end() : m.end() + 1]
         if before in ("第", "月") or (unit == "年" and len(num) == 4) or after in ("月", "度"):
@@ -176,6 +188,8 @@ def figures(text: str, window: int = WINDOW) -> list[Figure]:
         family, canonical = UNITS[unit]
         word = m["pre"] or m["post"]
         bound = _BOUND_OF.get(word) if word else None
+        counted = COUNTS_SENSITIVE.match(text, m.end())  # 1万人以上敏感个人信息
+        counts = "敏感" if family == "people" and counted else ""
         out.append(
             Figure(
                 m.start(),
@@ -186,6 +200,7 @@ def figures(text: str, window: int = WINDOW) -> list[Figure]:
                 bound,
                 context(text, m.start(), m.end(), window),
                 m.group(0),
+                counts,
             )
         )
     for m in PERCENT.finditer(text):
@@ -232,7 +247,10 @@ def load_groups(path: str = str(ELEMENTS_FILE)) -> tuple[Group, ...]:
     return groups
 
 
-OBJECT_BEFORE = re.compile(r"(?:向|经|由|通过|报送|报|提交|提请|会同|组织|自|请|按照)(?:所在地)?$")
+OBJECT_BEFORE = re.compile(
+    r"(?:向|经|由|通过|报送|报|提交|提请|会同|组织|自|请|按照)(?:所在地|省级以上|本级|同级|上级)?$"
+)
+AGENT_AFTER = re.compile(r"(?:提交|出具|作出|制定|发布|组织|规定|认定|批准|确定)的")
 SCOPE_END = re.compile(r"[。；;\n]")  # a modal verb governs the rest of its sentence ...
 CLAIM_SCOPE_END = re.compile(r"[，,。；;\n]")  # ... in a citing sentence, the rest of its clause
 CLAIM_SCOPE = 10  # characters of a citing sentence's clause read after a modal verb
@@ -256,8 +274,10 @@ def terms(text: str, groups: tuple[Group, ...], window: int = WINDOW) -> list[Te
                 end = min(end, m.end() + CLAIM_SCOPE)
             after = frozenset(_grams(text[m.end() : end]))
             role = (
-                "object"
-                if OBJECT_BEFORE.search(text, max(0, m.start() - 6), m.start())
+                "agent"  # of a relative clause: 收到专业认证机构提交的…, 国家网信部门组织的…
+                if AGENT_AFTER.match(text, m.end())
+                else "object"
+                if OBJECT_BEFORE.search(text, max(0, m.start() - 8), m.start())
                 else "subject"
             )
             out.append(
@@ -283,18 +303,23 @@ class ArticleElements:
     text: str
 
 
-_CACHE: dict[tuple[int, int], tuple[StatuteText, ArticleElements]] = {}
+_CACHE: dict[tuple[int, int, int], tuple[StatuteText, ArticleElements]] = {}
 
 
-def article_elements(version: StatuteText, number: int) -> ArticleElements | None:
-    """The figures and terms of one article of one version, read once."""
+def article_elements(
+    version: StatuteText, number: int, paragraph: int | None = None
+) -> ArticleElements | None:
+    """The figures and terms of one article (or of its 款 `paragraph`) of one version, read
+    once."""
     article = version.article(number)
     if article is None:
         return None
-    key = (id(version), number)
+    if paragraph is not None and not article.has_part(paragraph):
+        paragraph = None
+    key = (id(version), number, paragraph or 0)
     cached = _CACHE.get(key)
     if cached is None or cached[0] is not version:
-        text = article.text
+        text = article.part(paragraph) if paragraph else article.text
         found = ArticleElements(
             tuple(figures(text, ARTICLE_WINDOW)),
             tuple(terms(text, load_groups(), ARTICLE_WINDOW)),

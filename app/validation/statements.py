@@ -118,13 +118,14 @@ def figure_findings(
     candidates = [f for art in arts for f in art.figures]
     for a, b in pieces:
         for fig in figures(text[a:b]):
-            same_family = [c for c in candidates if c.family == fig.family]
+            same_family = [c for c in candidates if c.comparable(fig)]
             if not same_family or not _compared(text[a:b], fig):
                 continue
             scores = [similarity(fig.context, c.context, weight) for c in same_family]
             index = max(range(len(scores)), key=lambda i: scores[i])
             best, score = same_family[index], scores[index]
-            if not _close(fig.context, best.context, weight):
+            alone = len(same_family) == 1 and best.unit == fig.unit  # the article's only one
+            if not (_close(fig.context, best.context, weight) or (alone and score >= ALONE)):
                 continue
             near = [
                 (s, c)
@@ -142,8 +143,14 @@ def figure_findings(
                 if fig.bound_conflicts(match):
                     out.append(_changed(meant, span, fig.raw, match.raw, "condition"))
                 continue
+            if best.unit != fig.unit and score < OTHER_UNIT:
+                continue  # 5个工作日 against 2年: another period, unless in the very same words
             out.append(_changed(meant, span, fig.raw, best.raw, "figure"))
     return out
+
+
+ALONE = 0.2  # the place the article's only figure of the kind needs to share
+OTHER_UNIT = 0.8  # ... and a figure in another unit (10日 for 10个工作日)
 
 
 def _governing(
@@ -218,7 +225,8 @@ def _other_term(term: Term, candidates: Sequence[Term], weight: dict[str, float]
     if best.term == term.term:
         return None
     if term.kind == "condition" and not own:
-        return best if score >= LOOSE else None
+        bare = not any(weight.get(g, 0.0) for c in candidates for g in c.context)  # list items
+        return best if score >= LOOSE or bare else None
     if not _close(term.context, best.context, weight):
         return None
     return best if score - max(own, default=0.0) >= MARGIN else None
@@ -292,8 +300,12 @@ def _changed(meant: Meant, span: tuple[int, int], found: str, says: str, kind: s
     )
 
 
-def meant_articles(version: StatuteText, numbers: Sequence[int]) -> list[ArticleElements]:
-    found = [article_elements(version, n) for n in numbers]
+def meant_articles(
+    version: StatuteText, numbers: Sequence[int], paragraph: int | None = None
+) -> list[ArticleElements]:
+    """The elements of the articles meant (of the 款 cited, when one article's 款 is)."""
+    part = paragraph if len(numbers) == 1 else None
+    found = [article_elements(version, n, part) for n in numbers]
     return [f for f in found if f is not None]
 
 
@@ -343,7 +355,7 @@ def figure_home(
         for fig in figures(text[a:b]):
             if fig.family == "people" or not _compared(text[a:b], fig):
                 continue
-            mine = [f for art in arts for f in art.figures if f.family == fig.family]
+            mine = [f for art in arts for f in art.figures if f.comparable(fig)]
             here = max((similarity(fig.context, f.context, weight) for f in mine), default=0.0)
             hits = []
             for version, number, f in index.get((fig.unit, fig.value), ()):
