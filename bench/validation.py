@@ -25,7 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.commands.check import format_text  # noqa: E402
-from app.validation import check, load_catalogue  # noqa: E402
+from app.validation import (  # noqa: E402
+    check,
+    load_catalogue,
+    statements,  # noqa: E402
+)
 from app.validation import content as content_stage  # noqa: E402
 from app.validation.calibration import CAPABILITIES, evaluate, grid, load_claims  # noqa: E402
 from app.validation.catalogue import Catalogue  # noqa: E402
@@ -72,6 +76,8 @@ def timed(
     """(wall seconds, CPU seconds) of one check; `cold` forgets every scored claim first."""
     if cold:
         content_stage._ASSESSED.clear()
+        statements._PIECES.clear()
+        content_stage._JUDGED.clear()
     wall, cpu = time.perf_counter(), time.process_time()
     check(text, required_sections=SECTIONS, catalogue=catalogue, doc_date=TODAY, texts=texts)
     return time.perf_counter() - wall, time.process_time() - cpu

@@ -143,8 +143,10 @@ def _better(version: StatuteText, group: Group, limits: Thresholds) -> int | Non
         if assessed is None:
             continue
         cited, better, score = assessed
-        if cited >= SUPPORTED or (better in numbers and score >= limits.min_better):
-            return None  # a sentence the cited article says
+        if group.block and (
+            cited >= SUPPORTED or (better in numbers and score >= limits.min_better)
+        ):
+            return None  # a sentence of the paragraph the cited article says
         if better in numbers or score < limits.min_better or score - cited < limits.margin:
             continue
         if best is None or score - cited > best[0]:
@@ -236,6 +238,35 @@ def _states_renumbering(store: TextStore, version: StatuteText, group: Group) ->
     partners.discard(citation.article)
     said = {parse_number(m[1]) for m in ARTICLE_NUMBER.finditer(group.claim)}
     return bool(partners & said)
+
+
+_JUDGED: dict[tuple[object, ...], list[Finding]] = {}
+
+
+def _judged(
+    text: str,
+    group: Group,
+    version: StatuteText,
+    store: TextStore,
+    day: dt.date,
+    limits: Thresholds,
+) -> list[Finding]:
+    """_judge, remembered by the text of the group's region (its claim and its citations) and
+    what the citations resolve to: a re-check while streaming judges each sentence once."""
+    first, last = group.members[0], group.members[-1]
+    low = min([first.start, *(a for a, _ in group.spans)])
+    high = max([last.end, *(b for _, b in group.spans)])
+    members = tuple(
+        (c.statute, c.article, c.paragraph, c.item, c.start - low, c.end - low)
+        for c in group.members
+    )
+    key = (id(version), id(store), day, limits, group.block, members, text[low:high])
+    if key not in _JUDGED:
+        if len(_JUDGED) > CACHE_LIMIT:
+            _JUDGED.clear()
+        found = _judge(text, group, version, store, day, limits)
+        _JUDGED[key] = [replace(f, start=f.start - low, end=f.end - low) for f in found]
+    return [replace(f, start=f.start + low, end=f.end + low) for f in _JUDGED[key]]
 
 
 def _judge(
@@ -339,7 +370,7 @@ def check_content(
         version = named.get(first.start) or _version(store, first.statute, day)
         if version is None:
             continue
-        findings.extend(_judge(text, group, version, store, day, limits))
+        findings.extend(_judged(text, group, version, store, day, limits))
     superseded = check_superseded(text, citations, doc_date=doc_date, dating=dating)
     # a citation of an overridden rule is reported as that, not also as another article's
     spans = {(f.start, f.end) for f in superseded}

@@ -118,6 +118,7 @@ class Group:
     kind: str
     pattern: re.Pattern[str]  # every wording, longest first; the group `t<i>` names the term
     terms: tuple[str, ...]
+    probes: tuple[str, ...] = ()  # a literal every wording holds one of: a cheap test first
 
 
 def _grams(text: str) -> set[str]:
@@ -220,11 +221,18 @@ def _group(raw: dict[str, Any], where: str) -> Group:
             key=lambda p: -len(re.sub(r"\(\?<?[!=][^)]*\)", "", p[0])),
         )
         pattern = re.compile("|".join(f"(?P<t{i}_{n}>{w})" for n, (w, i) in enumerate(wordings)))
-        return Group(str(raw["name"]), str(raw["kind"]), pattern, names)
+        probes = tuple({_literal(w) for w, _ in wordings})
+        return Group(str(raw["name"]), str(raw["kind"]), pattern, names, probes)
     except (KeyError, TypeError, AttributeError, re.error) as exc:
         raise ElementsError(
             f"{where}：须有 name、kind、terms", f"{where}: name, kind and terms are required"
         ) from exc
+
+
+def _literal(wording: str) -> str:
+    """The first characters of a wording that are plain text (what any match of it holds)."""
+    plain = re.sub(r"\(\?<?[!=][^)]*\)", "", wording)
+    return re.split(r"[\\()\[\]|?*+{}.^$]", plain)[0] or plain[:1]
 
 
 @lru_cache(maxsize=2)
@@ -264,6 +272,8 @@ def terms(text: str, groups: tuple[Group, ...], window: int = WINDOW) -> list[Te
     article = window > WINDOW
     stops = SCOPE_END if article else CLAIM_SCOPE_END
     for group in groups:
+        if group.probes and not any(probe in text for probe in group.probes):
+            continue
         for m in group.pattern.finditer(text):
             name = m.lastgroup or ""
             index = int(name[1:].split("_")[0])

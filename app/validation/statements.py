@@ -25,6 +25,7 @@ from app.validation.elements import (
     CLAIM_SCOPE,
     ArticleElements,
     Figure,
+    Group,
     Term,
     article_elements,
     figures,
@@ -90,6 +91,30 @@ def _compared(text: str, figure: Figure) -> bool:
     return not (figure.family == "people" and client_count)
 
 
+_PIECES: dict[tuple[str, str, tuple[str, ...]], tuple[Figure, ...] | tuple[Term, ...]] = {}
+CACHE_LIMIT = 20_000  # pieces of claims remembered (a re-check while streaming reads each once)
+
+
+def claim_figures(piece: str) -> tuple[Figure, ...]:
+    """The figures of a piece of a citing sentence, read once per piece."""
+    key = ("figures", piece, ())
+    if key not in _PIECES:
+        if len(_PIECES) > CACHE_LIMIT:
+            _PIECES.clear()
+        _PIECES[key] = tuple(figures(piece))
+    return _PIECES[key]  # type: ignore[return-value]
+
+
+def claim_terms(piece: str, groups: tuple[Group, ...]) -> tuple[Term, ...]:
+    """The terms of the given groups in a piece of a citing sentence, read once per piece."""
+    key = ("terms", piece, tuple(g.name for g in groups))
+    if key not in _PIECES:
+        if len(_PIECES) > CACHE_LIMIT:
+            _PIECES.clear()
+        _PIECES[key] = tuple(terms(piece, groups))
+    return _PIECES[key]  # type: ignore[return-value]
+
+
 def _states_rule(text: str, pieces: Sequence[tuple[int, int]]) -> bool:
     """A sentence that reports a mistaken view or tells of a change (原…, 已由…调整为) states
     no rule of its own to compare."""
@@ -117,7 +142,7 @@ def figure_findings(
     weight = index_for(meant.version).weight  # a figure's place, read in its statute's words
     candidates = [f for art in arts for f in art.figures]
     for a, b in pieces:
-        for fig in figures(text[a:b]):
+        for fig in claim_figures(text[a:b]):
             same_family = [c for c in candidates if c.comparable(fig)]
             if not same_family or not _compared(text[a:b], fig):
                 continue
@@ -245,10 +270,11 @@ def term_findings(
         return out
     weight = _global_weight(meant.store) if meant.store else index_for(meant.version).weight
     candidates = [t for art in arts for t in art.terms]
-    groups = load_groups()
+    present = {c.group for c in candidates}
+    groups = tuple(g for g in load_groups() if g.name in present)
     for a, b in pieces:
         piece = text[a:b]
-        for term in terms(piece, groups):
+        for term in claim_terms(piece, groups):
             clause = _clause_of(piece, term.start, term.end)
             if ASIDE.search(clause):
                 continue
@@ -352,7 +378,7 @@ def figure_home(
     index = _figure_index(store)
     weight = _global_weight(store)  # one scale for places in different statutes
     for a, b in pieces:
-        for fig in figures(text[a:b]):
+        for fig in claim_figures(text[a:b]):
             if fig.family == "people" or not _compared(text[a:b], fig):
                 continue
             mine = [f for art in arts for f in art.figures if f.comparable(fig)]
