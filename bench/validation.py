@@ -1,7 +1,8 @@
 """Validation speed: one check of a ~20,000-character draft, and re-checking while it streams;
 and the precision / recall of each content capability (calibration.CAPABILITIES: mismatch, part,
 renumbered, superseded, part_missing, exemption, in_force) on the labelled set
-tests/unit/validation_fixtures/citation_claims.yaml.
+tests/unit/validation_fixtures/citation_claims.yaml, and of each class of the checks on human
+text (calibration.CASE_CLASSES) on tests/unit/validation_fixtures/human_claims.yaml.
 
 Run: .venv/bin/python bench/validation.py [--chars 20000] [--chunk 8] [--repeat 50] [--calibrate]
 
@@ -31,7 +32,15 @@ from app.validation import (  # noqa: E402
     statements,  # noqa: E402
 )
 from app.validation import content as content_stage  # noqa: E402
-from app.validation.calibration import CAPABILITIES, evaluate, grid, load_claims  # noqa: E402
+from app.validation.calibration import (  # noqa: E402
+    CAPABILITIES,
+    CASE_CLASSES,
+    evaluate,
+    evaluate_cases,
+    grid,
+    load_cases,
+    load_claims,
+)
 from app.validation.catalogue import Catalogue  # noqa: E402
 from app.validation.numerals import int_to_chinese  # noqa: E402
 from app.validation.texts import TextStore, load_texts  # noqa: E402
@@ -39,6 +48,7 @@ from app.validation.texts import TextStore, load_texts  # noqa: E402
 FIXTURES = ROOT / "tests" / "unit" / "validation_fixtures"
 GUIDE = FIXTURES / "guide_ok.md"
 CLAIMS = FIXTURES / "citation_claims.yaml"
+HUMAN = FIXTURES / "human_claims.yaml"
 SECTIONS = ("【适用情形】", "【材料清单】", "【常见错误】")
 NO_TEXTS = TextStore({})
 TODAY = dt.date.today()  # the day the benchmark checks citations on
@@ -151,6 +161,19 @@ def accuracy(catalogue: Catalogue, calibrate: bool) -> None:
         )
         for miss in scores.misses:
             print(f"    {miss}")
+    cases = load_cases(HUMAN)
+    held = sum(c.held_out for c in cases)
+    print(f"human text: {len(cases)} labelled texts ({held} held out: written after tuning)")
+    for cls in CASE_CLASSES:
+        every = evaluate_cases(cases, catalogue, store, cls)
+        later = evaluate_cases(cases, catalogue, store, cls, held_out=True)
+        print(
+            f"  {cls}: precision {every.precision:.3f}, recall {every.recall:.3f} "
+            f"(tp {every.true_pos}, fp {every.false_pos}, fn {every.false_neg}); held out "
+            f"{later.precision:.3f} / {later.recall:.3f}"
+        )
+        for miss in every.misses:
+            print(f"    {miss.splitlines()[0]}")
     if calibrate:
         print("  grid (min_grams, margin, min_better): precision / recall of content_mismatch")
         for limits, scores in grid(claims, catalogue, store):

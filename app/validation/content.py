@@ -304,12 +304,28 @@ def _judge(
         meant = (version, (better,))
     elif (part := part_mismatch(version, group, limits)) is not None:
         out.append(part)
+    if meant == (version, numbers) and _off_topic(version, group, numbers, limits):
+        return out  # the sentence speaks of something else: nothing of the article to compare
     cited_part = first.paragraph if meant[1] == numbers and len(group.members) == 1 else None
     arts = meant_articles(*meant, cited_part)
     where = Meant(meant[0], meant[1][0], first.start, last.end, store)
     said = figure_findings(text, group.spans, where, arts)
     said += term_findings(text, group.spans, where, arts)
     return out + said
+
+
+OFF_TOPIC = 0.15  # a claim the cited article covers less of than this is about something else
+
+
+def _off_topic(
+    version: StatuteText, group: Group, numbers: tuple[int, ...], limits: Thresholds
+) -> bool:
+    """Whether the claim, long enough to say something of its own, shares next to nothing with
+    the articles cited (a short claim, 有效期为2年, is compared whatever its length)."""
+    if group.block or any(version.article(n) is None for n in numbers):
+        return False
+    assessed = _assess(version, group.claim, numbers, limits)
+    return assessed is not None and assessed[0] < OFF_TOPIC
 
 
 def _elsewhere(
