@@ -148,7 +148,9 @@ def _count_claims(text: str, facts: Facts, sentences: Sentences) -> Iterator[Cla
         written = bound or Bound("ge", q.value, q.start, q.end)
         verdict = _count_verdict(text, q, bound, sentence, clause, allowed, facts)
         if is_population(clause) and not sensitive:
-            verdict = "aside"  # 注册用户90万人: what the transfer is drawn from
+            # 注册用户90万人: what the transfer is drawn from, not its count (which a prose gate
+            # still cannot confirm unless the form holds it)
+            verdict = "aside" if q.value in allowed | statutory_thresholds() else "unconfirmed"
         yield Claim(
             "count",
             written.start,

@@ -27,6 +27,7 @@ from app.validation.count_claims import (
     total_shares,
 )
 from app.validation.quantities import quantities
+from app.validation.route_claims import skipped_spans
 
 HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如")
 
@@ -44,9 +45,10 @@ def total_share_claims(text: str, facts: Facts, sentences: Sentences) -> Iterato
                 bases.append((q.start, q.value))
     if not bases:
         return
+    skipped = skipped_spans(text)
     for begin, end in sentences.spans:
         sentence = text[begin:end]
-        if HYPOTHETICAL.search(sentence):
+        if HYPOTHETICAL.search(sentence) or any(a <= begin < b for a, b in skipped):
             continue
         for share in total_shares(sentence):
             at = begin + share.start
@@ -76,7 +78,11 @@ def gathered(text: str, claims: list[Claim], facts: Facts, sentences: Sentences)
     the gathering sentence states is (the parts then say nothing of their own)."""
     index = {span: i for i, span in enumerate(sentences.spans)}
     out = list(claims)
-    exact = [c for c in claims if c.kind == "count" and c.exact and c.verdict != "aside"]
+    exact = [
+        c
+        for c in claims
+        if c.kind == "count" and c.exact and c.verdict in ("agrees", "contradicts")
+    ]
     groups: list[list[Claim]] = []
     parts_of: Claim | None = None  # the total a 其中 just divided
     for claim in exact:
@@ -87,9 +93,10 @@ def gathered(text: str, claims: list[Claim], facts: Facts, sentences: Sentences)
         between = text[last.end : claim.start] if last and here == there else ""
         if last is not None and ("其中" in between or (parts_of is not None and here == there)):
             parts_of = parts_of or last
-            if claim.what == parts_of.what:
-                out[out.index(claim)] = replace(claim, verdict="aside")  # a part of the total
-                continue
+            if claim.what == parts_of.what and claim.verdict == "contradicts":
+                # a part of the total: not the client's count (a gate cannot confirm it)
+                out[out.index(claim)] = replace(claim, verdict="unconfirmed")
+            continue  # a part after 其中 is never one of a list that adds up
         parts_of = None
         gathering = bool(GATHERS.search(text, span[0], claim.start))  # 上述…合计 N: the total
         if (
@@ -114,11 +121,14 @@ def gathered(text: str, claims: list[Claim], facts: Facts, sentences: Sentences)
         )
         if not (closing or listed) or any(c not in out for c in group):
             continue
-        for claim in group:
-            out.remove(claim)
         total = [c for c in claims if closing and closing[0] <= c.start < closing[1]]
+        for claim in group:
+            # with a total stated, the parts say nothing of their own (a gate cannot confirm them)
+            out[out.index(claim)] = replace(claim, verdict="unconfirmed")
         if total:
             continue  # the gathering sentence states the total: judged on its own
+        for claim in group:
+            out.remove(replace(claim, verdict="unconfirmed"))
         out.append(_sum_claim(text, group))
     return sorted(out, key=lambda c: (c.start, c.end))
 
