@@ -187,3 +187,16 @@ def test_sensitive_categories_are_the_words_of_pipl_article_28() -> None:
     assert about_sensitive("不满十四周岁未成年人个人信息")
     assert not about_sensitive("姓名、手机号码和收货地址")
     assert not about_sensitive("不含敏感个人信息")
+
+
+def test_the_law_is_shown_for_english_references_and_for_a_rule_elsewhere() -> None:
+    from app.validation.lookup import lookup, suggested_view
+
+    found = lookup("PIPL Article 55(4)", catalogue=CATALOGUE, store=STORE, on=DAY)
+    assert (found.article.number, found.item, found.text) == (55, 4, "（四）向境外提供个人信息；")
+    text = "根据《促进和规范数据跨境流动规定》第八条，个人信息处理者应当在标准合同生效之日起10个工作日内向所在地省级网信部门备案。"
+    (hit,) = check(text, catalogue=CATALOGUE, doc_date=DAY).findings
+    assert hit.code == "citation.rule_elsewhere" and hit.severity == "warning"
+    shown = suggested_view(hit.code, hit.suggestion, DAY, catalogue=CATALOGUE)
+    assert shown is not None and shown.statute == "个人信息出境标准合同办法"
+    assert shown.article.number == 7
