@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -40,6 +41,14 @@ FindingCode = Literal[
     "citation.superseded",
     "citation.part_out_of_range",
     "citation.called_in_force",
+    # what a citing sentence says besides its subject, against the article it means
+    # (app/validation/statements.py, negation.py), and references that are not to a statute
+    "citation.figure_mismatch",
+    "citation.actor_mismatch",
+    "citation.condition_mismatch",
+    "citation.negates_duty",
+    "citation.rule_elsewhere",
+    "citation.not_a_provision",
     "numbering.gap",
     "numbering.duplicate",
     "numbering.out_of_order",
@@ -237,10 +246,39 @@ class Citation:
         }
 
 
+# Where the date a text was checked on came from: given by the caller (a form's date field,
+# --date), read from the text itself (出具日期, 更新于 … app/validation/text_date.py), or the
+# caller's default (today) when neither says.
+DateSource = Literal["given", "text", "default"]
+
+
+@dataclass(frozen=True)
+class DateUsed:
+    """The date citations were checked on, where it came from, and (read from the text) the
+    cue and the span of the date as written. A sentence that sets its own date (截至2025年6月30日…)
+    is read on that date instead; the findings there say so."""
+
+    date: dt.date
+    source: DateSource
+    cue: str = ""
+    start: int | None = None
+    end: int | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "date": self.date.isoformat(),
+            "source": self.source,
+            "cue": self.cue,
+            "start": self.start,
+            "end": self.end,
+        }
+
+
 @dataclass(frozen=True)
 class CheckResult:
     findings: tuple[Finding, ...] = ()
     citations: tuple[Citation, ...] = ()
+    date: DateUsed | None = None  # the date the citations were checked on
 
     @property
     def has_errors(self) -> bool:

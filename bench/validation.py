@@ -1,7 +1,8 @@
 """Validation speed: one check of a ~20,000-character draft, and re-checking while it streams;
 and the precision / recall of each content capability (calibration.CAPABILITIES: mismatch, part,
 renumbered, superseded, part_missing, exemption, in_force) on the labelled set
-tests/unit/validation_fixtures/citation_claims.yaml.
+tests/unit/validation_fixtures/citation_claims.yaml, and of each class of the checks on human
+text (calibration.CASE_CLASSES) on tests/unit/validation_fixtures/human_claims.yaml.
 
 Run: .venv/bin/python bench/validation.py [--chars 20000] [--chunk 8] [--repeat 50] [--calibrate]
 
@@ -25,9 +26,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from app.commands.check import format_text  # noqa: E402
-from app.validation import check, load_catalogue  # noqa: E402
+from app.validation import (  # noqa: E402
+    check,
+    load_catalogue,
+    statements,  # noqa: E402
+)
 from app.validation import content as content_stage  # noqa: E402
-from app.validation.calibration import CAPABILITIES, evaluate, grid, load_claims  # noqa: E402
+from app.validation.calibration import (  # noqa: E402
+    CAPABILITIES,
+    CASE_CLASSES,
+    evaluate,
+    evaluate_cases,
+    grid,
+    load_cases,
+    load_claims,
+)
 from app.validation.catalogue import Catalogue  # noqa: E402
 from app.validation.numerals import int_to_chinese  # noqa: E402
 from app.validation.texts import TextStore, load_texts  # noqa: E402
@@ -35,6 +48,7 @@ from app.validation.texts import TextStore, load_texts  # noqa: E402
 FIXTURES = ROOT / "tests" / "unit" / "validation_fixtures"
 GUIDE = FIXTURES / "guide_ok.md"
 CLAIMS = FIXTURES / "citation_claims.yaml"
+HUMAN = FIXTURES / "human_claims.yaml"
 SECTIONS = ("【适用情形】", "【材料清单】", "【常见错误】")
 NO_TEXTS = TextStore({})
 TODAY = dt.date.today()  # the day the benchmark checks citations on
@@ -72,6 +86,8 @@ def timed(
     """(wall seconds, CPU seconds) of one check; `cold` forgets every scored claim first."""
     if cold:
         content_stage._ASSESSED.clear()
+        statements._PIECES.clear()
+        content_stage._JUDGED.clear()
     wall, cpu = time.perf_counter(), time.process_time()
     check(text, required_sections=SECTIONS, catalogue=catalogue, doc_date=TODAY, texts=texts)
     return time.perf_counter() - wall, time.process_time() - cpu
@@ -145,6 +161,19 @@ def accuracy(catalogue: Catalogue, calibrate: bool) -> None:
         )
         for miss in scores.misses:
             print(f"    {miss}")
+    cases = load_cases(HUMAN)
+    held = sum(c.held_out for c in cases)
+    print(f"human text: {len(cases)} labelled texts ({held} held out: written after tuning)")
+    for cls in CASE_CLASSES:
+        every = evaluate_cases(cases, catalogue, store, cls)
+        later = evaluate_cases(cases, catalogue, store, cls, held_out=True)
+        print(
+            f"  {cls}: precision {every.precision:.3f}, recall {every.recall:.3f} "
+            f"(tp {every.true_pos}, fp {every.false_pos}, fn {every.false_neg}); held out "
+            f"{later.precision:.3f} / {later.recall:.3f}"
+        )
+        for miss in every.misses:
+            print(f"    {miss.splitlines()[0]}")
     if calibrate:
         print("  grid (min_grams, margin, min_better): precision / recall of content_mismatch")
         for limits, scores in grid(claims, catalogue, store):

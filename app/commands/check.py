@@ -132,16 +132,21 @@ def format_text(text: str, result: CheckResult, lang: str) -> str:
 def _summary(result: CheckResult, lang: str) -> str:
     errors = sum(f.severity == "error" for f in result.findings)
     total, cites = len(result.findings), len(result.citations)
-    return t("cli.check.summary", lang, total=total, errors=errors, cites=cites)
+    line = t("cli.check.summary", lang, total=total, errors=errors, cites=cites)
+    used = result.date
+    if used is None:
+        return line
+    when = t(f"cli.check.date_{used.source}", lang, date=used.date.isoformat(), cue=used.cue)
+    return f"{line}\n{when}"
 
 
 def _file_context(args: argparse.Namespace, settings: Settings) -> DraftContext:
-    """A FILE checked against --doc-type's required sections, --facts and --date (today),
-    with the statute catalogue of `settings`."""
+    """A FILE checked against --doc-type's required sections, --facts and --date (without it:
+    the date the text speaks from, else today), with the statute catalogue of `settings`."""
     from app.commands.cite import parse_date
     from app.drafting.context import checking_context
 
-    day = parse_date(args.date)
+    day = parse_date(args.date) if args.date else None
     sections = required_sections(args.doc_type, settings.prompts_dir) if args.doc_type else ()
     values = read_facts(args.facts) if args.facts else {}
     return checking_context(
@@ -202,6 +207,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         payload = {
             "findings": [f.to_dict() for f in result.findings],
             "citations": [c.to_dict() for c in result.citations],
+            "date": result.date.to_dict() if result.date else None,
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:

@@ -46,7 +46,9 @@ def catalogue(statutes_file: Path | None) -> Catalogue:
 
 
 def check_date(context: DraftContext) -> dt.date:
-    """The date a draft's citations are checked on: the document's date, else today."""
+    """The date a draft's citations are checked on when its text states none: the document's
+    date, else today (a text without a form date that states its own date, 出具日期 …, is
+    checked on that one: `CheckResult.date` says which)."""
     return context.doc_date or dt.date.today()
 
 
@@ -63,14 +65,22 @@ def check(context: DraftContext, text: str) -> CheckResult:
     full = check_text(
         full_text,
         catalogue=catalogue(context.statutes_file),
-        doc_date=check_date(context),
+        doc_date=context.doc_date,
+        default_date=check_date(context),
         required_sections=context.required_sections,
     )
     full = with_facts(full, full_text, context.facts)
     if not prefix:
         return full
     n = len(prefix)
+    date = full.date
+    if date is not None and date.start is not None and date.end is not None:
+        inside = date.start >= n  # a date read in the prefix has no span in `text`
+        date = replace(
+            date, start=date.start - n if inside else None, end=date.end - n if inside else None
+        )
     return CheckResult(
+        date=date,
         findings=tuple(
             replace(f, start=f.start - n, end=f.end - n) for f in full.findings if f.start >= n
         ),

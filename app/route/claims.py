@@ -13,20 +13,33 @@ when it is one of the rules' thresholds (app/route/rules.yaml: 1万, 10万, 100�
 condition (…10万人以上个人信息的, 数据处理者, 门槛) or a hypothetical (若, 如果, 例如) is not the
 client's count. A date counts as a field's when that field's words surround it (申报日期 …,
 … 生效). Bounds, approximations, shares and periods are read by app/validation/count_claims.py.
-Pure functions over the text."""
+Counts that are parts of another (App 60万人、小程序60万人; 上述…均已向境外提供; 其中…) and shares
+of a total the text states (约占用户总数的一半) are read by app/route/totals.py; the types (`Facts`,
+`Claim`, `Policy`) are in app/route/claim_types.py. Pure functions over the text."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
-from bisect import bisect_right
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Iterator
 
-from app.route.engine import RouteDecision, TransferFacts
-from app.route.form import INDIVIDUALS_FIELD, facts_from_values, form_counts
-from app.route.rules import load_rules
+from app.route.claim_types import (
+    CHECK,
+    GATE,
+    INDIVIDUALS,
+    SENSITIVE,
+    Claim,
+    ClaimKind,
+    Facts,
+    Policy,
+    Sentences,
+    Verdict,
+    about_client,
+    clause_of,
+    client_names,
+    read_facts,
+    statutory_thresholds,
+)
+from app.route.totals import gathered, total_share_claims
 from app.validation.count_claims import (
     BOUND_AFTER,
     PEOPLE_AFTER,
@@ -34,12 +47,13 @@ from app.validation.count_claims import (
     Bound,
     about_sensitive,
     bound_at,
+    is_population,
     other_periods,
     shares,
     states_a_rule,
 )
 from app.validation.quantities import Quantity, dates, quantities
-from app.validation.route_claims import LATER, SENTENCE, SUBJECT, skipped_spans
+from app.validation.route_claims import LATER, skipped_spans
 
 # form field -> (words before the date, words after it) that make a date the field's date
 DATE_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -53,148 +67,6 @@ HYPOTHETICAL = re.compile(r"若|如果|假如|倘若|一旦|例如|比如|" + LA
 COUNT_LABEL = re.compile(r"人数\s*[：:，,为是]?\s*$")  # 人数：0 (a count with no 人 after it)
 NOUN_END = re.compile(r"[，,。；;、）)0-9０-９/]|和|及|与|以及")  # where a count's own words end
 OTHER_WORD = re.compile(r"[ \t]*[\u4e00-\u9fff%％]")  # a word after a number: 三种, 四分之三, 10%
-COMPANY_SUFFIXES = ("有限责任公司", "股份有限公司", "有限公司")
-INDIVIDUALS = ("人数", "individuals")
-SENSITIVE = ("敏感个人信息人数", "sensitive individuals")
-
-Verdict = Literal["agrees", "aside", "unconfirmed", "contradicts"]
-# agrees: what the form says (a bound or approximation the form's count satisfies)
-# aside: not a statement of the client's count (a threshold, a rule's condition, a
-#   hypothetical), written with the form's figure or a statutory threshold
-# unconfirmed: not a statement of the client's count either, but with a figure that is neither
-#   the form's nor a threshold; or a date that is none of the form's and no field's words name
-# contradicts: the client's count, period or a field's date, and not what the form says
-ClaimKind = Literal["count", "share", "period", "date"]
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What the form says, as a draft or a part of it is read against it; `known` is the text a
-    writer may quote (the form's values and, for an outline part, the facts block and its
-    clause)."""
-
-    company: str = ""
-    recipient: str = ""
-    individuals: int | None = None
-    sensitive: int | None = None
-    dates: Mapping[str, dt.date] = field(default_factory=dict)  # every field holding a date
-    transfer_form: bool = False  # the form holds the transfer's counts (individuals_count)
-    decision: RouteDecision | None = None
-    transfer: TransferFacts | None = None  # the facts the route follows from (a count's route)
-    known: str = ""
-
-
-def read_facts(
-    values: Mapping[str, object], decision: RouteDecision | None = None, known: str = ""
-) -> Facts:
-    """The facts of a form's values, with the route its context decided and the text a writer
-    may quote (to which the form's values are added)."""
-    text = {name: str(value if value is not None else "") for name, value in values.items()}
-    day: dict[str, dt.date] = {}
-    for name, value in text.items():
-        try:
-            day[name] = dt.date.fromisoformat(value.strip())
-        except ValueError:
-            continue
-    individuals, sensitive = form_counts(text)
-    return Facts(
-        company=text.get("company_name", "").strip(),
-        recipient=text.get("recipient", "").strip(),
-        individuals=individuals,
-        sensitive=sensitive,
-        dates=day,
-        transfer_form=INDIVIDUALS_FIELD in text,
-        decision=decision,
-        transfer=facts_from_values(text),
-        known="\n".join((known, *text.values())),
-    )
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One thing a text says about the facts: [start, end) spans it (a bound's words with its
-    number); `quoted` is how it is written (a count with its 人) as a writer might quote it."""
-
-    kind: ClaimKind
-    start: int
-    end: int
-    quoted: str
-    verdict: Verdict
-    expected: str = ""  # what the form says instead
-    what: tuple[str, str] = INDIVIDUALS
-    form_count: int | None = None  # the form's count (count and share claims)
-    bound: Bound | None = None  # the figure as written (count and share claims)
-
-    @property
-    def sensitive(self) -> bool:
-        return self.what == SENSITIVE
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What a reader of claims objects to: the verdicts it flags, and those it lets through
-    when the claim is written as in the text the writer may quote."""
-
-    flags: frozenset[Verdict]
-    quotable: frozenset[Verdict] = frozenset()
-
-    def flagged(self, claims: list[Claim], known: str) -> list[Claim]:
-        return [
-            c
-            for c in claims
-            if c.verdict in self.flags and not (c.verdict in self.quotable and c.quoted in known)
-        ]
-
-
-# the facts check reports what contradicts the form; a prose gate also rejects what it cannot
-# confirm, unless the part may quote it
-CHECK = Policy(flags=frozenset({"contradicts"}))
-GATE = Policy(flags=frozenset({"contradicts", "unconfirmed"}), quotable=frozenset({"unconfirmed"}))
-
-
-def statutory_thresholds() -> frozenset[int]:
-    """The counts the rules draw lines at (rules.yaml thresholds): always allowed in a text."""
-    return frozenset(t.value for t in load_rules().thresholds.values())
-
-
-def client_names(facts: Facts) -> tuple[str, ...]:
-    """The client's name as a draft may write it: in full without a trailing bracket, and
-    without its company suffix when four characters or more remain."""
-    core = company_core(facts.company)
-    short = core
-    for suffix in COMPANY_SUFFIXES:
-        short = short.removesuffix(suffix)
-    return (core, short) if len(short) >= 4 else (core,)
-
-
-def company_core(name: str) -> str:
-    return re.sub(r"[（(][^）)]*[）)]\s*$", "", name).strip()
-
-
-def _about_client(sentence: str, facts: Facts) -> bool:
-    return bool(SUBJECT.search(sentence)) or any(n and n in sentence for n in client_names(facts))
-
-
-class _Sentences:
-    """The sentences of a text, found once (route_claims.SENTENCE)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.spans = [(m.start(), m.end()) for m in SENTENCE.finditer(text)]
-
-    def at(self, offset: int) -> tuple[int, str]:
-        """The sentence holding `offset` (its start and text)."""
-        i = bisect_right(self.spans, (offset, len(self.text) + 1)) - 1
-        if i >= 0 and self.spans[i][0] <= offset < self.spans[i][1]:
-            return self.spans[i][0], self.text[self.spans[i][0] : self.spans[i][1]]
-        return offset, ""
-
-
-def _clause(sentence: str, start: int, end: int) -> str:
-    """The part of the sentence between the full-width commas around [start, end)."""
-    left = sentence.rfind("，", 0, start) + 1
-    right = sentence.find("，", end)
-    return sentence[left : right if right >= 0 else len(sentence)]
 
 
 def _category(text: str, q: Quantity, label: str) -> bool:
@@ -243,8 +115,10 @@ def _count_verdict(
     hypothetical = bool(HYPOTHETICAL.search(sentence))
     if bound is not None:
         # a bound counts only in a sentence about the client, not in a rule's condition
-        if hypothetical or states_a_rule(clause) or not _about_client(sentence, facts):
+        if hypothetical or states_a_rule(clause) or not about_client(sentence, facts):
             return aside
+        if bound.stated not in statutory_thresholds() and all(bound.slips(v) for v in allowed):
+            return "contradicts"  # 逾3.5万 for 350,000: true, but a slip of the order
         return "agrees" if any(bound.allows(v) for v in allowed) else "contradicts"
     if q.value in allowed:
         return "agrees"
@@ -265,14 +139,14 @@ def _labelled(text: str, q: Quantity) -> bool:
     return bool(BOUND_AFTER.match(text, q.end))
 
 
-def _count_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Claim]:
+def _count_claims(text: str, facts: Facts, sentences: Sentences) -> Iterator[Claim]:
     """Every count of people (a number before 人/名/位/用户, or after a 人数 label)."""
     for q in quantities(text):
         people = PEOPLE_AFTER.match(text, q.end)
         if not (people or _labelled(text, q)):
             continue
         start, sentence = sentences.at(q.start)
-        clause = _clause(sentence, q.start - start, q.end - start)
+        clause = clause_of(sentence, q.start - start, q.end - start)
         # a clause that names no category (…8千人，不足1万人) counts what the sentence did
         label = clause if "个人信息" in clause else sentence[: q.start - start]
         sensitive = _category(text, q, label)
@@ -282,20 +156,26 @@ def _count_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Cl
         bound = bound_at(text, q)
         # an exact figure is its own bound: the route it would lead to is decided at its value
         written = bound or Bound("ge", q.value, q.start, q.end)
+        verdict = _count_verdict(text, q, bound, sentence, clause, allowed, facts)
+        if is_population(clause) and not sensitive:
+            # 注册用户90万人: what the transfer is drawn from, not its count (which a prose gate
+            # still cannot confirm unless the form holds it)
+            verdict = "aside" if q.value in allowed | statutory_thresholds() else "unconfirmed"
         yield Claim(
             "count",
             written.start,
             written.end,
             text[q.start : people.end() if people else q.end],
-            _count_verdict(text, q, bound, sentence, clause, allowed, facts),
+            verdict,
             f"{expected:,}",
             SENSITIVE if sensitive else INDIVIDUALS,
             expected,
             written,
+            exact=bound is None,
         )
 
 
-def _share_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Claim]:
+def _share_claims(text: str, facts: Facts, sentences: Sentences) -> Iterator[Claim]:
     """A share of the count said to be sensitive (其中约三分之一为敏感个人信息), read as a count:
     the share of the count stated in the sentence (or of the form's total) against the form's
     sensitive count, in a sentence about the client."""
@@ -308,7 +188,7 @@ def _share_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Cl
         sentence = text[begin:end]
         if any(a <= begin < b for a, b in skipped) or HYPOTHETICAL.search(sentence):
             continue
-        if not _about_client(sentence, facts):
+        if not about_client(sentence, facts):
             continue
         for share in shares(sentence):
             counts = [
@@ -335,7 +215,7 @@ def _share_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Cl
             )
 
 
-def _period_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[Claim]:
+def _period_claims(text: str, facts: Facts, sentences: Sentences) -> Iterator[Claim]:
     """A counting period other than the rules' in a sentence that states the client's count."""
     if not facts.transfer_form:
         return
@@ -344,7 +224,7 @@ def _period_claims(text: str, facts: Facts, sentences: _Sentences) -> Iterator[C
         sentence = text[begin:end]
         if any(a <= begin < b for a, b in skipped) or HYPOTHETICAL.search(sentence):
             continue
-        if not _about_client(sentence, facts) or not _states_count(sentence):
+        if not about_client(sentence, facts) or not _states_count(sentence):
             continue
         for m in other_periods(sentence):
             yield Claim(
@@ -391,11 +271,27 @@ def _date_claims(text: str, facts: Facts) -> Iterator[Claim]:
 
 def read_claims(text: str, facts: Facts) -> list[Claim]:
     """Everything the text says about the form's counts, counting period and dates, in order."""
-    sentences = _Sentences(text)
+    sentences = Sentences(text)
+    counts = gathered(text, list(_count_claims(text, facts, sentences)), facts, sentences)
     found = [
-        *_count_claims(text, facts, sentences),
+        *counts,
         *_share_claims(text, facts, sentences),
+        *total_share_claims(text, facts, sentences),
         *_period_claims(text, facts, sentences),
         *_date_claims(text, facts),
     ]
     return sorted(found, key=lambda c: (c.start, c.end))
+
+
+__all__ = [
+    "CHECK",
+    "GATE",
+    "Claim",
+    "ClaimKind",
+    "Facts",
+    "Policy",
+    "Verdict",
+    "client_names",
+    "read_claims",
+    "read_facts",
+]

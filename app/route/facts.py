@@ -24,10 +24,10 @@ from app.route.claims import (
     Claim,
     Facts,
     client_names,
-    company_core,
     read_claims,
     read_facts,
 )
+from app.route.client import company_core
 from app.route.engine import decide
 from app.validation.count_claims import Bound
 from app.validation.messages import finding
@@ -158,7 +158,7 @@ def with_facts(result: CheckResult, text: str, facts: Facts | None) -> CheckResu
     findings = sorted(
         (*result.findings, *check_facts(text, facts)), key=lambda f: (f.start, f.end, f.code)
     )
-    return CheckResult(findings=tuple(findings), citations=result.citations)
+    return CheckResult(findings=tuple(findings), citations=result.citations, date=result.date)
 
 
 def check_facts(text: str, facts: Facts) -> list[Finding]:

@@ -11,7 +11,14 @@ citation.content_mismatch naming an article, a wrong_part one for the same code 
 citation.superseded, a part_missing one for citation.part_out_of_range and a called_in_force one
 for citation.called_in_force.
 Used by bench/validation.py (which prints the figures and a threshold grid) and by the test
-that pins the shipped thresholds."""
+that pins the shipped thresholds.
+
+The second set (tests/unit/validation_fixtures/human_claims.yaml: text written as lawyers and
+counterparties write it) labels whole texts by the findings expected in them, each with the
+words it spans (`expect`), the citations the text holds (`cites`) or the date it speaks from
+(`date`); `evaluate_cases` counts each class (CASE_CLASSES) on its own codes: a finding of one
+of them that no expectation names is a false positive, an expectation not found a false
+negative."""
 
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from app.validation.catalogue import Catalogue
+from app.validation.checker import check
 from app.validation.citations import parse_citations
 from app.validation.content import check_content
 from app.validation.matching import DEFAULT, Thresholds
@@ -184,3 +192,150 @@ def grid(
         limits = Thresholds(DEFAULT.min_claim, min_grams, margin, min_better)
         results.append((limits, evaluate(claims, catalogue, store, limits)))
     return results
+
+
+# class -> the finding codes it is judged on (the findings of other codes in its cases are
+# another class's business); a class with `cites` or `date` expectations is judged on those too
+CASE_CLASSES: dict[str, tuple[str, ...]] = {
+    "figure": ("citation.figure_mismatch", "citation.condition_mismatch"),
+    "actor": ("citation.actor_mismatch",),
+    "condition": ("citation.condition_mismatch", "citation.figure_mismatch"),
+    "negation": ("citation.negates_duty",),
+    "elsewhere": ("citation.rule_elsewhere", "citation.content_mismatch"),
+    "english": ("citation.article_out_of_range", "citation.content_mismatch", "citation.repealed",
+                "citation.negates_duty", "citation.figure_mismatch"),
+    "text_date": ("citation.called_in_force", "citation.not_in_force", "citation.renumbered",
+                  "citation.superseded", "citation.content_mismatch"),
+    "sentence_date": ("citation.called_in_force", "citation.not_in_force",
+                      "citation.renumbered", "citation.superseded", "citation.content_mismatch"),
+    "surface": ("citation.content_mismatch", "citation.not_a_provision", "citation.renumbered"),
+    "short_names": ("citation.content_mismatch", "citation.unknown_statute",
+                    "citation.figure_mismatch", "citation.renumbered"),
+    "passage": tuple(code for code, _ in CAPABILITIES.values()) + (
+        "citation.figure_mismatch", "citation.actor_mismatch", "citation.condition_mismatch",
+        "citation.negates_duty", "citation.rule_elsewhere"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Expected:
+    code: str
+    span: str  # the words the finding spans
+    suggestion: str = ""  # a part of its suggestion, when given
+
+
+@dataclass(frozen=True)
+class Case:
+    """A labelled text: its class, what it must raise, and how it is written (`kind`: error,
+    paraphrase, historical, forward, hard … — the last four must raise nothing at all)."""
+
+    text: str
+    cls: str
+    kind: str
+    expect: tuple[Expected, ...] = ()
+    cites: tuple[tuple[str, int, int | None, int | None], ...] | None = None
+    date: dt.date | None = None  # the date the text speaks from (text_date)
+    held_out: bool = False  # written after the checks were tuned, measured before any change
+    doc_date: dt.date | None = None  # given, as a form or --date would
+    quote: str = ""  # the article the case was written from, as the held text words it
+
+
+SILENT = ("paraphrase", "historical", "forward", "hard")  # kinds that must raise nothing
+
+
+def load_cases(path: Path) -> list[Case]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+    cases = []
+    for entry in entries:
+        if entry["class"] not in CASE_CLASSES:
+            raise ValueError(f"unknown class {entry['class']!r} in {path.name}")
+        cites = entry.get("cites")
+        cases.append(
+            Case(
+                text=str(entry["text"]),
+                cls=str(entry["class"]),
+                kind=str(entry.get("kind") or "error"),
+                expect=tuple(
+                    Expected(str(e["code"]), str(e["span"]), str(e.get("suggestion") or ""))
+                    for e in entry.get("expect") or ()
+                ),
+                cites=None
+                if cites is None
+                else tuple(
+                    (
+                        str(c[0]),
+                        int(c[1]),
+                        c[2] if len(c) > 2 else None,
+                        c[3] if len(c) > 3 else None,
+                    )
+                    for c in cites
+                ),
+                date=entry.get("date"),
+                doc_date=entry.get("doc_date"),
+                quote=str(entry.get("quote") or ""),
+                held_out=entry.get("round") == "held-out",
+            )
+        )
+    return cases
+
+
+def run_case(case: Case, catalogue: Catalogue, store: TextStore) -> tuple[list, list]:
+    """(findings, citations) of the whole check on one case: on its given date, else on the
+    date it speaks from, else on the date the set was written against."""
+    result = check(
+        case.text, catalogue=catalogue, doc_date=case.doc_date, default_date=SET_DATE, texts=store
+    )
+    return list(result.findings), list(result.citations)
+
+
+def evaluate_cases(
+    cases: list[Case], catalogue: Catalogue, store: TextStore, cls: str, held_out: bool = False
+) -> Scores:
+    """Precision and recall of one class: its codes' findings against the expectations (code,
+    span, suggestion), the citations read against `cites`, the date read against `date`
+    (`held_out`: only the cases written after the checks were tuned)."""
+    from app.validation.text_date import read_text_date
+
+    codes = CASE_CLASSES[cls]
+    tp = fp = fn = 0
+    misses: list[str] = []
+    for case in (c for c in cases if c.cls == cls and (c.held_out or not held_out)):
+        findings, citations = run_case(case, catalogue, store)
+        found = [
+            (f.code, case.text[f.start : f.end], f.suggestion) for f in findings if f.code in codes
+        ]
+        for want in case.expect:
+            hit = next((f for f in found if f[0] == want.code and f[1] == want.span
+                        and want.suggestion in f[2]), None)  # fmt: skip
+            if hit is None:
+                fn += 1
+                misses.append(f"FN {want.code} {want.span} | {case.text[:60]}")
+            else:
+                tp += 1
+                found.remove(hit)
+        fp += len(found)
+        misses += [f"FP {f[0]} {f[1]} | {case.text[:60]}" for f in found]
+        if case.cites is not None:
+            read = [
+                (c.statute or "", c.article, c.paragraph, c.item)
+                for c in citations
+                if c.article is not None  # a title on its own cites no article
+            ]
+            for want_cite in case.cites:
+                if want_cite in read:
+                    tp += 1
+                    read.remove(want_cite)
+                else:
+                    fn += 1
+                    misses.append(f"FN cite {want_cite} | {case.text[:60]}")
+            fp += len(read)
+            misses += [f"FP cite {r} | {case.text[:60]}" for r in read]
+        if cls == "text_date":
+            own = read_text_date(case.text)
+            day = own.date if own else None
+            tp += day is not None and day == case.date
+            fp += day is not None and day != case.date
+            fn += case.date is not None and day != case.date
+            if day != case.date:
+                misses.append(f"date {day} != {case.date} | {case.text[:60]}")
+    return Scores(tp, fp, fn, tuple(misses))

@@ -12,21 +12,39 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 from app.validation.quantities import Quantity
 
+SENSITIVE_FILE = Path(__file__).with_name("sensitive.yaml")
 # a number is a count of people when these words follow it (名 / 位 / 个, then 人, 自然人, 用户)
 PEOPLE_AFTER = re.compile(r"\s*余?(?:名|位|个)?(?:自然人|用户|人(?!次|民)|个人)")
 _NOT_SENSITIVE = re.compile(r"不含敏感|不包括敏感|除敏感|非敏感|敏感个人信息除外")
 
 
+@lru_cache(maxsize=2)
+def sensitive_categories(
+    path: str = str(SENSITIVE_FILE),
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(the law's word, a pattern of its wordings) for each category of sensitive.yaml
+    (个人信息保护法第二十八条)."""
+    rows = yaml.safe_load(Path(path).read_text(encoding="utf-8"))["categories"]
+    return tuple((str(r["law"]), re.compile("|".join(r["wordings"]))) for r in rows)
+
+
 def about_sensitive(words: str) -> bool:
     """Whether `words` (the count's own words, or its label) speak of sensitive personal
-    information: 敏感 not negated (不含敏感个人信息 is about the others)."""
-    return "敏感" in _NOT_SENSITIVE.sub("", words)
+    information: 敏感 not negated (不含敏感个人信息 is about the others), or a category the law
+    makes sensitive (医疗健康, 金融账户, 行踪轨迹 … sensitive.yaml)."""
+    words = _NOT_SENSITIVE.sub("", words)
+    return "敏感" in words or any(p.search(words) for _, p in sensitive_categories())
 
 
 APPROX = 0.1  # 约 / 左右 / 上下: within 10% of the stated figure; 近 / 将近: up to 10% below it
+SLIP = 10  # a bound this many times off the count it holds for is a slip of the order
 _BEFORE = {
     "gt": ("逾", "超过", "多于", "高于", "大于", "超出"),
     "ge": ("达到", "至少", "不少于", "不低于"),
@@ -83,6 +101,15 @@ class Bound:
             "near": (1 - APPROX) * stated <= value <= stated,
             "over": stated <= value <= (1 + APPROX) * stated,
         }[self.kind]
+
+    def slips(self, value: int) -> bool:
+        """Whether a bound that `value` satisfies is still an order of magnitude off it: 逾3.5万
+        (a lower bound) for 350,000, 不足350万 (an upper one) for 350,000."""
+        if self.kind in ("gt", "ge", "over"):
+            return value >= SLIP * max(1, self.stated)
+        if self.kind in ("lt", "le"):
+            return self.stated >= SLIP * max(1, value)
+        return False
 
 
 def bound_at(text: str, q: Quantity) -> Bound | None:
@@ -167,3 +194,38 @@ def shares(sentence: str) -> Iterator[Share]:
         elif word in ("不到",):
             kind = "lt"
         yield Share(kind, value, m.start(), m.end())
+
+
+# a count of a population the transfer is drawn from (注册用户90万人), not of what is transferred
+POPULATION = re.compile(
+    r"注册用户|用户总数|总用户|用户规模|用户量|月活|日活|活跃用户|会员总数|注册会员|员工总数|在职员工|"
+    r"累计用户|服务用户|客户总数|员工|职工|雇员|客户(?!信息|个人信息|数据)"
+)
+TRANSFER_WORDS = re.compile(r"出境|向境外|境外接收方|跨境提供|传输至境外|提供给境外|提供至境外")
+
+
+def is_population(clause: str) -> bool:
+    """A clause counting a population (注册用户90万人), not a transfer."""
+    return bool(POPULATION.search(clause)) and not TRANSFER_WORDS.search(clause)
+
+
+# a share of a total the text states: 约占用户总数的一半, 为注册用户总数的三分之一
+TOTAL_SHARE = re.compile(
+    r"(?:(?P<lead>约|大约|近|将近|接近|超过|逾|不足|不到|少于|低于)(?:约?占|为)?|约?占|为)"
+    r"[^，。；\n]{0,10}?(?:总数|总量|总人数|全部|总和|用户数|人数)的?" + _SHARE_CORE
+)
+
+
+def total_shares(sentence: str) -> Iterator[Share]:
+    """Shares of a stated total in one sentence (约占用户总数的一半); the kind as in Bound."""
+    for m in TOTAL_SHARE.finditer(sentence):
+        value = _share_value(m)
+        if value is None or not 0 < value <= 1:
+            continue
+        word = m["lead"] or m["before"] or m["after"] or ""
+        kind = "gt" if m["most"] else "lt" if word == "不到" else _KIND.get(word, "approx")
+        yield Share(kind, value, m.start(), m.end())  # 一半 without 约 is read as about half
+
+
+# a sentence that gathers the counts before it: 上述个人信息合计…, 以上用户均已向境外提供
+GATHERS = re.compile(r"(?:上述|以上|前述)[^，。；\n]{0,10}?(?:合计|共计|总计|共|均|全部|都|一并)")

@@ -17,6 +17,7 @@ from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
+from app.validation.text_date import Dating
 from app.validation.texts import TextStore
 
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
@@ -60,8 +61,9 @@ def _article(n: int) -> str:
 
 
 def _not_in_force(
-    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, day: dt.date
+    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, dating: Dating
 ) -> Finding | None:
+    day = dating.on(citation.start)
     statute = catalogue.statutes.get(citation.statute or "")
     if statute is None:
         return None
@@ -82,16 +84,17 @@ def _not_in_force(
         citation.start,
         citation.end,
         "",
-        date=day.isoformat(),
+        **dating.when(citation.start),
         what=what,
         effective=effective.isoformat(),
     )
 
 
 def _called_in_force(
-    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, day: dt.date
+    text: str, citation: Citation, catalogue: Catalogue, store: TextStore, dating: Dating
 ) -> Finding | None:
     """现行《…》 / 《…》（2025年修正）现行有效 in a document dated before it took effect."""
+    day = dating.on(citation.start)
     statute = catalogue.statutes.get(citation.statute or "")
     if statute is None:
         return None
@@ -119,7 +122,7 @@ def _called_in_force(
         start,
         end,
         "",
-        date=day.isoformat(),
+        **dating.when(citation.start),
         what=what,
         effective=effective.isoformat(),
         word=word.removesuffix("的"),
@@ -133,9 +136,12 @@ def check_in_force(
     catalogue: Catalogue,
     store: TextStore,
     doc_date: dt.date,
+    dating: Dating | None = None,
 ) -> list[Finding]:
     """One finding at most per statute mention: called_in_force where the text calls it in
-    force, else not_in_force unless the sentence speaks of its coming into force."""
+    force, else not_in_force unless the sentence speaks of its coming into force. Each is
+    judged on its sentence's own date where it sets one (`dating`), else on `doc_date`."""
+    dating = dating or Dating(doc_date)
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
     findings: list[Finding] = []
     titles: set[int] = set()
@@ -143,14 +149,12 @@ def check_in_force(
         if not citation.statute:
             continue
         title = citation.start if citation.start not in titles else -1
-        called = (
-            _called_in_force(text, citation, catalogue, store, doc_date) if title >= 0 else None
-        )
+        called = _called_in_force(text, citation, catalogue, store, dating) if title >= 0 else None
         titles.add(citation.start)
         if called is not None:
             findings.append(called)
             continue
-        hit = _not_in_force(text, citation, catalogue, store, doc_date)
+        hit = _not_in_force(text, citation, catalogue, store, dating)
         if hit is not None and not FUTURE.search(_sentence(text, ends, citation)):
             findings.append(hit)
     return findings

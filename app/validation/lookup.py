@@ -152,7 +152,12 @@ def cited_articles(
     return views
 
 
-SHOWS_SUGGESTED = ("citation.content_mismatch", "citation.renumbered", "citation.superseded")
+SHOWS_SUGGESTED = (
+    "citation.content_mismatch",
+    "citation.renumbered",
+    "citation.superseded",
+    "citation.rule_elsewhere",
+)
 
 
 def citation_view(citation: Citation, on: dt.date) -> ArticleView | None:

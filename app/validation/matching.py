@@ -108,7 +108,11 @@ DEFAULT = Thresholds()
 
 @dataclass(frozen=True)
 class Group:
-    """Citations of one statute read together (第十三条、第三十九条) and the claim they carry."""
+    """Citations of one statute read together (第十三条、第三十九条) and the claim they carry:
+    `claim` is the text of `spans` (their sentence without the citations, or the paragraph a
+    basis block closes: `block`) joined by |."""
 
     members: tuple[Citation, ...]
     claim: str
+    spans: tuple[tuple[int, int], ...] = ()
+    block: bool = False

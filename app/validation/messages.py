@@ -41,8 +41,8 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
     ),
     "citation.not_in_force": (
         "warning",
-        "文书日期{date}时{what}尚未施行（自{effective}起施行）",
-        "On the document's date {date}, {what} was not yet in force (in force from {effective})",
+        "{when}时{what}尚未施行（自{effective}起施行）",
+        "On {when_en}, {what} was not yet in force (in force from {effective})",
     ),
     "citation.superseded": (
         "warning",
@@ -57,9 +57,41 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
     ),
     "citation.called_in_force": (
         "warning",
-        "文书日期{date}时{what}尚未施行（自{effective}起施行），不宜称为“{word}”",
-        "On the document's date {date}, {what} was not yet in force (in force from "
+        "{when}时{what}尚未施行（自{effective}起施行），不宜称为“{word}”",
+        "On {when_en}, {what} was not yet in force (in force from "
         "{effective}); it cannot be called “{word}”",
+    ),
+    "citation.figure_mismatch": (
+        "error",
+        "本句所述“{found}”与《{statute}》{article}不符：该条此处为“{says}”",
+        "“{found}” does not match 《{statute}》 {article_en}, which says “{says}” here",
+    ),
+    "citation.actor_mismatch": (
+        "error",
+        "本句所述主体“{found}”与《{statute}》{article}不符：该条此处为“{says}”",
+        "The body “{found}” does not match 《{statute}》 {article_en}, which names “{says}” here",
+    ),
+    "citation.condition_mismatch": (
+        "warning",
+        "本句所述条件“{found}”与《{statute}》{article}不符：该条此处为“{says}”",
+        "The condition “{found}” does not match 《{statute}》 {article_en}, which says “{says}” here",
+    ),
+    "citation.negates_duty": (
+        "error",
+        "本句称“{found}”，与《{statute}》{article}规定的义务相反（该条：“{says}”）",
+        "“{found}” contradicts the duty of 《{statute}》 {article_en} (it says: “{says}”)",
+    ),
+    "citation.rule_elsewhere": (
+        "warning",
+        "本句所述规则见于《{other}》{other_article}（“{other_open}”），而非《{statute}》{cited}",
+        "This sentence states the rule of 《{other}》 {other_article_en} (“{other_open}”), not "
+        "of 《{statute}》 {cited_en}",
+    ),
+    "citation.not_a_provision": (
+        "warning",
+        "《{name}》是{kind}，不是法律、法规或规章，“{part}”不是法律条文；请援引其所依据的法规条文",
+        "《{name}》 is {kind_en}, not a law or regulation: “{part}” is not a legal provision; "
+        "cite the provision it relies on",
     ),
     "numbering.gap": (
         "error",

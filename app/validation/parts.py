@@ -90,6 +90,10 @@ def part_mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Fin
     mine = (paragraph or 1, item)
     if best == mine or scores[best][0] < limits.min_better:
         return None
+    if _refers_to(scores.get(mine, (0.0, ""))[1], mine[0], best[0]):
+        return (
+            None  # the cited 款 takes the other in by reference (有前款第二项…情形的): it says it
+        )
     if scores[best][0] - scores.get(mine, (0.0, ""))[0] < limits.margin:
         return None
     here, there = _where(article.number, paragraph, item), _where(article.number, *best)
@@ -106,6 +110,13 @@ def part_mismatch(version: StatuteText, group: Group, limits: Thresholds) -> Fin
         cited_open=opening(scores.get(mine, (0.0, ""))[1]),
         better_open=opening(scores[best][1]),
     )
+
+
+def _refers_to(cited: str, mine: int, other: int) -> bool:
+    """Whether the cited 款's text refers to the other 款 (前款, 第一款 …)."""
+    if other == mine:
+        return False
+    return ("前款" in cited and other == mine - 1) or f"第{int_to_chinese(other)}款" in cited
 
 
 def _has(article: Article) -> tuple[str, str]:

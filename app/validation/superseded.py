@@ -23,6 +23,7 @@ from app.domain import BilingualError, Citation, Finding
 from app.validation.catalogue import as_date
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese
+from app.validation.text_date import Dating
 
 SUPERSEDED_FILE = Path(__file__).with_name("superseded.yaml")
 SENTENCE_END = re.compile(r"[。！？；!?;\n]")
@@ -224,11 +225,18 @@ def _match(
 
 
 def check_superseded(
-    text: str, citations: Sequence[Citation], *, doc_date: dt.date, rows: Sequence[Row] = ()
+    text: str,
+    citations: Sequence[Citation],
+    *,
+    doc_date: dt.date,
+    rows: Sequence[Row] = (),
+    dating: Dating | None = None,
 ) -> list[Finding]:
     """One finding per citation that relies on an overridden provision. A sentence still being
     written (no end yet) is left alone, as in the content check. Only citations of a statute
-    some row names are read, each sentence once."""
+    some row names are read, each sentence once, on its own date where it sets one
+    (`dating`), else on `doc_date`."""
+    dating = dating or Dating(doc_date)
     rows = rows or load_superseded()
     named = {r.earlier.statute for r in rows} | {r.prevailing.statute for r in rows}
     ends = [m.end() for m in SENTENCE_END.finditer(text)]
@@ -244,7 +252,7 @@ def check_superseded(
         if after not in sentences:
             start = ends[before - 1] if before else 0
             sentences[after] = _Sentence.read(text[start : ends[after]], rows)
-        row = _match(citation, sentences[after], doc_date, rows)
+        row = _match(citation, sentences[after], dating.on(citation.start), rows)
         if row is not None:
             findings.append(_finding(citation, row))
     return findings

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from app.domain import Citation
+from app.validation.text_date import Dating
 from app.validation.texts import StatuteText, TextStore
 
 EARLIER_BEFORE = re.compile(r"(?:原|旧|修正前的?|修订前的?|修改前的?)[\s\u3000]*$")
@@ -32,14 +33,16 @@ def _by_year(versions: Sequence[StatuteText], year: int) -> StatuteText | None:
 def _named(text: str, citation: Citation, store: TextStore, day: dt.date) -> StatuteText | None:
     """The version the words around a title name, if any."""
     versions = store.versions.get(citation.statute or "", ())
-    if len(versions) < 2 or not text.startswith("《", citation.start):
+    if len(versions) < 2:
         return None
-    close = text.find("》", citation.start)
-    if close < 0:
-        return None
-    inside = YEAR.search(text, citation.start, close)
-    after = YEAR.match(text, close + 1)
-    year = inside or after
+    if text.startswith("《", citation.start):
+        close = text.find("》", citation.start)
+        if close < 0:
+            return None
+        year = YEAR.search(text, citation.start, close) or YEAR.match(text, close + 1)
+    else:  # a bare name with its note: 网络安全法（2025修正）第五十二条
+        close = text.find("第", citation.start, citation.end)
+        year = YEAR.search(text, citation.start, close) if close > 0 else None
     if year is not None:
         return _by_year(versions, int(year["year"]))
     before = text[max(0, citation.start - 6) : citation.start]
@@ -53,19 +56,18 @@ def _named(text: str, citation: Citation, store: TextStore, day: dt.date) -> Sta
 
 
 def named_versions(
-    text: str, citations: Sequence[Citation], store: TextStore, day: dt.date
+    text: str, citations: Sequence[Citation], store: TextStore, dating: Dating
 ) -> dict[int, StatuteText]:
-    """Citation start → the version it names (or its back-reference inherits)."""
+    """Citation start → the version it names (or its back-reference inherits); 原… is the
+    version before the one in force on the citation's date (`dating`)."""
     out: dict[int, StatuteText] = {}
     last: dict[str, StatuteText | None] = {}
     for citation in sorted(citations, key=lambda c: c.start):
         statute = citation.statute
         if statute is None:
             continue
-        if text.startswith("《", citation.start):
-            last[statute] = _named(text, citation, store, day)
-        elif not BACK.match(text, citation.start) and text[citation.start] != "第":
-            last[statute] = None  # a bare name: the version by date
+        if not BACK.match(text, citation.start) and text[citation.start] != "第":
+            last[statute] = _named(text, citation, store, dating.on(citation.start))
         chosen = last.get(statute)
         if chosen is not None:
             out[citation.start] = chosen

@@ -197,12 +197,6 @@ def test_attack_an_error_of_the_check_rejects_the_part_not_a_sentence(writing: s
     assert "第九十九条" not in outcome.text and "申报前应当完成风险自评估" not in outcome.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the citation check reads a negated duty (无需遵守…第二十一条) as the error "
-    "citation.negates_duty from #41 (branch checks; with it merged this test passes): drop this "
-    "mark at that merge",
-)
 def test_attack_a_negated_duty_rejects_the_part() -> None:
     outcome = _outline_draft("write", NEGATED_DUTY)
     assert all(p.gates for p in _generated(outcome)) and "无需遵守" not in outcome.text

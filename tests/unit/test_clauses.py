@@ -173,7 +173,14 @@ SCC, CBDF, SAM = "个人信息出境标准合同办法", "促进和规范数据�
                 "标准合同生效之日起15个工作日内，应当依照《个人信息出境标准合同办法》第七条向所在地省级网信部门备案。",
                 [{"statute": SCC, "article": 7}],
             ),
-            "figure '15个工作日' is not in any of its cited articles",
+            "citation.figure_mismatch",  # the article says 10个工作日 in the same place
+        ),
+        (
+            _clause(
+                "应当依照《个人信息出境标准合同办法》第七条备案，并于30日内书面通知个人。",
+                [{"statute": SCC, "article": 7}],
+            ),
+            "figure '30日' is not in any of its cited articles",
         ),
         (
             _clause(

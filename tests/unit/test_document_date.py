@@ -109,6 +109,29 @@ def test_check_cli_date_option(
     assert csl["version"] == version  # the text in force on the document's date
 
 
+def test_check_cli_reads_the_texts_own_date_without_date_option(
+    zh_context: Context, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --date: the date the text states (出具日期 …) is the document's date, and the output
+    says so; --date still wins."""
+    draft = tmp_path / "d.md"
+    draft.write_text("出具日期：2025年6月1日\n" + DRAFT, encoding="utf-8")
+    assert main(["check", str(draft), "--format", "json"], context=zh_context) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["date"] == {
+        "date": "2025-06-01", "source": "text", "cue": "出具日期", "start": 5, "end": 14
+    }  # fmt: skip
+    assert len([f for f in payload["findings"] if f["code"] == NOT_IN_FORCE]) == 2
+    assert main(["check", str(draft)], context=zh_context) == 0
+    assert "2025-06-01（“出具日期”）" in capsys.readouterr().err
+    assert (
+        main(["check", str(draft), "--format", "json", "--date", "2026-06-01"], context=zh_context)
+        == 0
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["date"]["source"] == "given" and not payload["findings"]
+
+
 def test_check_cli_bad_date(zh_context: Context, tmp_path: Path, capsys) -> None:
     draft = tmp_path / "d.md"
     draft.write_text(DRAFT, encoding="utf-8")

@@ -66,6 +66,12 @@ CASES = [
     (FORM, "", "贵公司累计出境逾100万人个人信息。", False, []),  # apart
     # a date of the form, next to another field's words: 4月1日 is the contract's, not the filing's
     (DATED, CLAUSE, "拟于2025年4月1日提交申报。", True, ["facts.number_mismatch"]),  # apart
+    # a population the transfer is drawn from, and the parts of a total after 其中, are not the
+    # client's count: the check leaves them, the gate cannot confirm them (round 5, #41)
+    (FORM, CLAUSE, "贵公司平台注册用户90万人。", True, []),
+    (FORM, CLAUSE, "贵公司出境个人信息120万人，其中App提供70万人、小程序提供50万人。", True, []),
+    # counts that add up to the form's, listed in one sentence: both accept them
+    (FORM, CLAUSE, "贵公司通过App向境外提供70万人，通过小程序向境外提供50万人。", False, []),
     # a share said to be sensitive, and a counting period, are count claims too
     (
         FORM,

@@ -25,7 +25,23 @@ VALUES = json.loads((HERE / "facts_fixtures" / "filing-guide.facts.json").read_t
 CLAIMS = yaml.safe_load((HERE / "validation_fixtures" / "facts_claims.yaml").read_text("utf-8"))[
     "facts"
 ]
-CAPABILITIES = ("bound", "approx", "unit", "period", "share", "mixed", "flip", "zero", "sensitive")
+CAPABILITIES = (
+    "bound",
+    "approx",
+    "unit",
+    "period",
+    "share",
+    "mixed",
+    "flip",
+    "zero",
+    "sensitive",
+    # round 5 (#41 item 6): facts as others write them
+    "magnitude",
+    "client_name",
+    "share_total",
+    "split",
+    "category",
+)
 # text that is never a count: no contradictions, only faithful statements
 NOISE = "noise"
 
