@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
 from app.domain import Bilingual, describe
+from app.export.official import STYLE_NAMES
 from app.i18n import both, cli_text
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.export.cited_articles"),
     )
     p.add_argument("--date", help="文书日期 YYYY-MM-DD（默认今天）/ the document's date")
+    p.add_argument("--style", choices=STYLE_NAMES, help=cli_text("cli.export.style"))
     p.set_defaults(func=handle)
 
 
@@ -111,6 +113,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     if not text.strip():
         return _fail(cli_text("cli.export.empty"))
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
+    style = args.style or (doc_type.docx_style if doc_type is not None else "standard")
     try:
         wanted = args.findings or args.cited_articles
         result = _checked(text, doc_type, day, ctx.settings) if wanted else None
@@ -129,6 +132,9 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         author=args.author,
         generation_id=args.generation_id,
         template_hash=args.template_hash,
+        cover_label=doc_type.cover_label if doc_type is not None else "",
+        subtitle=doc_type.cover_subtitle if doc_type is not None else "",
+        date=day if args.date else None,
     )
     try:
         data = draft_to_docx(
@@ -138,7 +144,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             comments=not args.no_comments,
             appendix=not args.no_appendix,
             cited_articles=cited,
-            reference=default_reference(ctx.settings),
+            reference=default_reference(ctx.settings, style),
+            style=style,
         )
         out.write_bytes(data)
     except ExportError as exc:

@@ -44,7 +44,12 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
             generation, revision = load_revision(args.revision, session=session)
         title = _title(generation.record.doc_type, args.title, ctx.settings.prompts_dir)
         data = version_docx(
-            generation, revision, title=title, settings=ctx.settings, tracked=args.tracked
+            generation,
+            revision,
+            title=title,
+            settings=ctx.settings,
+            tracked=args.tracked,
+            style=args.style or "standard",
         )
     except (LookupError, ExportError) as exc:
         return _fail(str(describe(exc)))

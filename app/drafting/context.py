@@ -34,10 +34,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ExportHeader:
-    """The DOCX header's client and matter reference, from the form (page, History, CLI)."""
+    """The DOCX header's client and matter reference, from the form (page, History, CLI), and
+    the type's DOCX style with its cover (meta.yaml `docx:`: app/export/official.py)."""
 
     client: str = ""
     matter_ref: str = ""
+    style: str = "standard"
+    cover_label: str = ""
+    subtitle: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,9 @@ def export_header(doc_type: DocType | None, values: Mapping[str, str]) -> Export
     return ExportHeader(
         client=str(values.get(client, "") or "") if client else "",
         matter_ref=str(values.get("matter_ref", "") or ""),
+        style=doc_type.docx_style if doc_type is not None else "standard",
+        cover_label=doc_type.cover_label if doc_type is not None else "",
+        subtitle=doc_type.cover_subtitle if doc_type is not None else "",
     )
 
 

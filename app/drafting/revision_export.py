@@ -38,7 +38,8 @@ def export_meta(
     gives the same draft), author and date of the version."""
     from app.drafting.context import stored_context
 
-    header = stored_context(generation, settings).header
+    context = stored_context(generation, settings)
+    header = context.header
     return ExportMeta(
         title=title,
         matter_ref=header.matter_ref,
@@ -47,6 +48,9 @@ def export_meta(
         created=revision.created_at if revision else generation.created_at,
         generation_id=generation.id,
         template_hash=generation.record.template_hash,
+        cover_label=header.cover_label,
+        subtitle=header.subtitle,
+        date=context.doc_date,
     )
 
 
@@ -61,13 +65,16 @@ def version_docx(
     title: str,
     settings: Settings,
     tracked: bool = False,
+    style: str = "standard",
 ) -> bytes:
-    """The DOCX of the model text (revision None) or of a revision, tracked if asked."""
+    """The DOCX of the model text (revision None) or of a revision, tracked if asked (in the
+    standard style), else in the named `style` (app/export/official.py), without the checks'
+    comments and appendix in the official copy."""
     from app.export.docx_writer import default_reference
 
     meta = export_meta(generation, revision, title=title, settings=settings)
-    reference = default_reference(settings)
     if revision is not None and tracked:
+        reference = default_reference(settings)
         return tracked_docx(
             generation.record.output_text,
             revision.text,
@@ -81,7 +88,16 @@ def version_docx(
         revision.findings if revision is not None else generation.record.findings
     )
     text = version_text(generation, revision)
-    return draft_to_docx(text, meta=meta, findings=findings, reference=reference)
+    plain = style == "official"
+    return draft_to_docx(
+        text,
+        meta=meta,
+        findings=findings,
+        comments=not plain,
+        appendix=not plain,
+        reference=default_reference(settings, style),
+        style=style,
+    )
 
 
 def load_revision(revision_id: int, *, session: Session) -> tuple[StoredGeneration, StoredRevision]:

@@ -21,6 +21,7 @@ from app.export.appendix import add_appendix, style_header_row
 from app.export.cited import CitedArticle, add_cited_articles
 from app.export.cleaning import xml_safe
 from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
+from app.export.official import STYLES, DocxStyle, write_cover, write_page_number
 from app.export.page_furniture import write_header_footer
 from app.export.structure import Block, BlockKind, Span, parse_draft
 
@@ -60,6 +61,10 @@ class ExportMeta:
     created: dt.datetime | None = None  # None: now; a naive datetime is local time
     generation_id: str | int | None = None  # the audit-log id of the generation
     template_hash: str = ""  # sha256 of the prompt template that produced the draft
+    # the official style's cover: who signs (数据处理者名称), the line under the title, the date
+    cover_label: str = ""
+    subtitle: str = ""
+    date: dt.date | None = None
 
 
 def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str:
@@ -69,13 +74,22 @@ def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str
     return f"{title}（{matter}）" if title and matter else title
 
 
-def default_reference(settings: Settings | None = None) -> Path:
-    """The reference document (styles) of the installation of `settings`
+def default_reference(settings: Settings | None = None, style: str = "standard") -> Path:
+    """The reference document (styles) of `style` in the installation of `settings`
     (`LEXSPEC_TEMPLATES_DIR`); None: the one LexSpec ships."""
     from app.config import REPO_ROOT
 
     templates = settings.templates_dir if settings is not None else REPO_ROOT / "templates"
-    return templates / REFERENCE_NAME
+    return templates / _style(style).reference
+
+
+def _style(name: str) -> DocxStyle:
+    if name not in STYLES:
+        known = ", ".join(STYLES)
+        raise ExportError(
+            f"未知的 DOCX 样式 {name}（可选：{known}）", f"Unknown DOCX style {name} ({known})"
+        )
+    return STYLES[name]
 
 
 def _open_reference(path: Path) -> DocxDocument:
@@ -116,7 +130,7 @@ def _write_table(
     """A markdown table as a bordered Word table (header row bold, shaded, repeated)."""
     columns = max(len(row) for row in block.rows)
     table = doc.add_table(rows=len(block.rows), cols=columns)
-    table.style = STYLE_FOR["table"]
+    table.style = STYLE_FOR["table"]  # the same in every style
     for r, row in enumerate(block.rows):
         for c in range(columns):
             paragraph = table.cell(r, c).paragraphs[0]
@@ -128,7 +142,11 @@ def _write_table(
 
 
 def _write_body(
-    doc: DocxDocument, blocks: Sequence[Block], title: str, findings: Sequence[Finding]
+    doc: DocxDocument,
+    blocks: Sequence[Block],
+    title: str,
+    findings: Sequence[Finding],
+    style: DocxStyle,
 ) -> list[PlacedRun]:
     if title:
         doc.add_paragraph(xml_safe(title), style=STYLE_FOR["title"])
@@ -138,7 +156,7 @@ def _write_body(
         if block.kind == "table":
             _write_table(doc, block, cuts, placed)
         else:
-            paragraph = doc.add_paragraph(style=STYLE_FOR[block.kind])
+            paragraph = doc.add_paragraph(style=style.style_for(block))
             _write_spans(paragraph, block.spans, cuts, placed)
     return placed
 
@@ -179,20 +197,32 @@ def draft_to_docx(
     appendix: bool = True,
     reference: Path | None = None,
     cited_articles: Sequence[CitedArticle] = (),
+    style: str = "standard",
 ) -> bytes:
-    """The draft as DOCX bytes: styled blocks, header/footer, optional comments and appendix.
+    """The draft as DOCX bytes in the named `style` (app/export/official.py): styled blocks,
+    header/footer (official: a cover and the page number), optional comments and appendix.
 
     `findings` carry offsets into `text`; with `comments` each becomes a Word comment on
     exactly its span, with `appendix` they are also listed in a table on a final page.
-    `cited_articles`, when given, are printed in full on a last page 引用条文.
+    `cited_articles`, when given, are printed in full on a last page 引用条文. `reference`
+    replaces the style's reference document (None: the shipped one).
     """
-    path = reference or default_reference()
+    chosen = _style(style)
+    path = reference or default_reference(style=style)
     doc = _open_reference(path)
     findings = tuple(findings)
-    title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
-    blocks = parse_draft(text, own_title=not title)
-    placed = _write_body(doc, blocks, title, findings if comments else ())
-    write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
+    if chosen.cover:
+        title = meta.title.strip()
+        cover = {"subtitle": meta.subtitle, "label": meta.cover_label, "name": meta.client}
+        write_cover(doc, title=title, day=meta.date, **cover)
+        blocks = parse_draft(text, own_title=False)
+        placed = _write_body(doc, blocks, "", findings if comments else (), chosen)
+        write_page_number(doc)
+    else:
+        title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
+        blocks = parse_draft(text, own_title=not title)
+        placed = _write_body(doc, blocks, title, findings if comments else (), chosen)
+        write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
     if comments:
         add_comments(doc, findings, placed)
     if appendix:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -338,6 +338,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     """Download the (edited) draft as Markdown and as DOCX with findings as comments."""
     from app.export import ExportMeta, cited_articles_of, draft_to_docx
     from app.export.docx_writer import default_reference
+    from app.pages.docx_style import style_picker
 
     stem = f"{result.request.doc_type_id}-{result.generation_id or result.token}"
     cols = st.columns(2)
@@ -358,13 +359,25 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
     cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
+    with cols[1]:
+        style = style_picker(context.header.style, "dl.style")
+    official = style == "official"  # the copy the client stamps: no check comments or appendix
+    meta = replace(
+        meta,
+        cover_label=context.header.cover_label,
+        subtitle=context.header.subtitle,
+        date=context.doc_date,
+    )
     try:
         docx = draft_to_docx(
             text,
             meta=meta,
             findings=check.findings,
+            comments=not official,
+            appendix=not official,
             cited_articles=cited,
-            reference=default_reference(settings()),
+            reference=default_reference(settings(), style),
+            style=style,
         )
     except Exception as exc:
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))

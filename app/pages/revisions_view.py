@@ -231,8 +231,15 @@ def _redline(model_text: str, revision: StoredRevision) -> None:
     st.html(to_html(segments))
 
 
+def _type_style(stored: StoredGeneration) -> str:
+    """The DOCX style of the draft's document type (standard when the type is gone)."""
+    doc_type = library().types.get(stored.record.doc_type)
+    return doc_type.docx_style if doc_type is not None else "standard"
+
+
 def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> None:
     from app.drafting.revision_export import file_stem, version_docx, version_text
+    from app.pages.docx_style import style_picker
 
     stem = file_stem(stored, revision)
     key = f"{stored.id}.{revision.id if revision else 'model'}"
@@ -247,6 +254,8 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     tracked = revision is not None and cols[2].checkbox(
         tr("revisions.tracked"), key=f"history.tracked.{key}"
     )
+    with cols[2]:
+        style = "standard" if tracked else style_picker(_type_style(stored), f"history.style.{key}")
     try:
         data = version_docx(
             stored,
@@ -254,6 +263,7 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
             title=_type_title(stored.record.doc_type),
             settings=settings(),
             tracked=tracked,
+            style=style,
         )
     except Exception as exc:
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))
