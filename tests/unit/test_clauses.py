@@ -75,6 +75,7 @@ SCENARIOS: dict[str, dict[str, dict[str, str]]] = {
         "entrusted": {},
         "sharing": {"scenario": "数据共享", "industry": "金融", "term_months": ""},
         "other": {"scenario": "技术服务", "industry": "制造业"},
+        "abroad": {"receiving_abroad": "是", "receiving_party": "Mingchuan Global Pte. Ltd."},
     },
     "clause-continuation": {
         "dpa": {},

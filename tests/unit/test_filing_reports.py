@@ -365,3 +365,50 @@ def test_each_point_is_carried_by_a_sentence_with_its_citation(
         carrying = [ln for ln in lines if words in ln]
         assert carrying, f"{type_id} on {case} ({day}): no sentence carries {point!r}"
         assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
+
+
+# --- confidentiality points when the receiving party is abroad (an overseas affiliate counts) ---
+CONFIDENTIALITY = "confidentiality-agreement-points"
+ABROAD_POINTS = [
+    (
+        "disclosure is a transfer, on its route",
+        "披露即属于向境外提供数据，应当在披露前按出境路径办理",
+        f"{RULES}第七条",
+    ),
+    (
+        "the standard contract route",
+        "应当依法与境外接收方订立个人信息出境标准合同",
+        f"{RULES}第八条",
+    ),
+    ("the exemptions", "免予申报数据出境安全评估、订立个人信息出境标准合同", f"{RULES}第五条"),
+    (
+        "onward transfer",
+        "对于境外接收方将出境数据再转移给其他组织、个人的约束性要求",
+        f"{SAM}第九条第一款第三项",
+    ),
+    (
+        "foreign authorities: personal information",
+        "不得向外国司法或者执法机构提供存储于中华人民共和国境内的个人信息",
+        f"{PIPL}第四十一条",
+    ),
+    (
+        "foreign authorities: data",
+        "不得向外国司法或者执法机构提供存储于中华人民共和国境内的数据",
+        f"{DSL}第三十六条",
+    ),
+    ("important data", "应当通过国家网信部门组织的数据出境安全评估", f"{NDSR}第三十七条"),
+    ("the audit right", "披露方有权审计、检查接收方的处理活动", f"{PIPL}第三十八条第三款"),
+    ("a clause on all three", "披露方有权对接收方处理数据的情况进行审计", f"{DSL}第三十六条"),
+]
+
+
+def test_confidentiality_points_when_the_receiving_party_is_abroad(library, outlines) -> None:  # type: ignore[no-untyped-def]
+    _, text, context = draft(library, outlines, CONFIDENTIALITY, receiving_abroad="是")
+    lines = text.splitlines()
+    for point, words, citation in ABROAD_POINTS:
+        carrying = [ln for ln in lines if words in ln]
+        assert carrying, f"no sentence carries {point!r}"
+        assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
+    assert check(context, text).findings == ()
+    _, domestic, _ = draft(library, outlines, CONFIDENTIALITY, receiving_abroad="否")
+    assert "披露即数据出境" not in domestic and "外国司法" not in domestic
