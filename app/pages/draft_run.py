@@ -24,6 +24,7 @@ from app.domain import (
     GenerationStats,
     GenerationStatus,
     GuardMark,
+    MatterRef,
     describe,
 )
 from app.drafting.context import DraftContext
@@ -57,6 +58,7 @@ class DraftRequest:
     params: GenerationParams
     endpoint: str
     mode: DraftMode | None = None  # None: the outline where the type has one
+    matter: MatterRef | None = None  # the matter (案件) it is drafted for
 
 
 @dataclass
@@ -108,6 +110,7 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
             mode=request.mode,
             statutes_file=settings().statutes_file,
             corpus_dir=settings().resolved_corpus_dir,
+            matter=request.matter,
         )
     except TemplateProblem as exc:
         st.error(tr("draft.template_problem", detail=str(exc)))
@@ -136,6 +139,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
             mode=request.mode,
             statutes_file=settings().statutes_file,
             corpus_dir=settings().resolved_corpus_dir,
+            matter=request.matter,
         )
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
         context = None
