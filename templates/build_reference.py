@@ -12,7 +12,7 @@ Official: what the templates of the 2024 filing guides prescribe (说明（四�
 templates.yaml): body 四号 (14 pt) 仿宋, 一级标题黑体, 二级标题楷体加黑, 三级标题仿宋加黑, digits
 and letters Times New Roman 四号, fixed 26 pt line spacing, a two-character first-line indent,
 A4 with 2.54 cm top and bottom and 3.18 cm left and right margins. The templates do not size
-the cover: its title is set 黑体 二号 and the processor's name and date 仿宋 三号 (our choice).
+the cover: its title is set 黑体 二号 and the processor's name and date 仿宋 四号 (our choice).
 Latin text uses Times New Roman; East-Asian text uses the font named in w:eastAsia.
 """
 
@@ -127,7 +127,7 @@ OFFICIAL_STYLES = (
               after=360, line=240, line_rule="auto", keep_next=True),
     StyleSpec("Subtitle", east_asia="黑体", size=SANHAO, align="center", first_line_chars=0,
               line=240, line_rule="auto"),
-    StyleSpec("Cover Line", east_asia="仿宋", size=SANHAO, align="center", first_line_chars=0,
+    StyleSpec("Cover Line", east_asia="仿宋", size=SIHAO, align="center", first_line_chars=0,
               before=240, line=240, line_rule="auto"),
     StyleSpec("Heading 1", east_asia="黑体", size=SIHAO, first_line_chars=200, keep_next=True,
               outline=0, line=OFFICIAL_LINE_TWIPS),  # 一级标题黑体 (not bold: 黑体 is)

@@ -102,8 +102,10 @@ def write_cover(
 
 
 def write_page_number(doc: DocxDocument) -> None:
-    """The footer: the page number alone, centred."""
-    footer = doc.sections[0].footer
+    """The footer: the page number alone, centred; none on the cover (a first page of its own)."""
+    section = doc.sections[0]
+    section.different_first_page_header_footer = True
+    footer = section.footer
     footer.is_linked_to_previous = False
     paragraph = footer.paragraphs[0]
     paragraph.style = doc.styles["Footer"]

@@ -143,6 +143,8 @@ def test_no_draft_mark_only_the_page_number(report) -> None:  # type: ignore[no-
     footer = section.footer.paragraphs[0]
     instructions = [t.text for t in footer._p.iter(qn("w:instrText"))]
     assert any("PAGE" in i for i in instructions)
+    assert section.different_first_page_header_footer  # the cover is not numbered
+    assert all(not p.text for p in section.first_page_footer.paragraphs)
 
 
 def test_the_data_item_table_is_a_word_table(report) -> None:  # type: ignore[no-untyped-def]
