@@ -57,7 +57,7 @@ def _checked(
     number, client, title = number.strip(), client.strip(), title.strip()
     if not NUMBER.match(number):
         raise MatterError(
-            "案件编号须以字母或数字开头，只含字母、数字和 . _ / -，不超过64个字符（如 MC-2025-017）",
+            "案件编号须以字母或数字开头，只含字母、数字和 . _ - /，不超过64个字符（如 MC-2025-017）",
             "A matter number starts with a letter or digit and holds only letters, digits and "
             ". _ / -, at most 64 characters (e.g. MC-2025-017)",
         )

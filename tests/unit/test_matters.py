@@ -44,7 +44,10 @@ def test_each_form_starts_from_the_facts_it_names() -> None:
     points = values_for(TYPES["confidentiality-agreement-points"], "MC-1", facts)
     assert (points["disclosing_party"], points["receiving_party"]) == ("甲公司", "乙公司（新加坡）")
     assert points["matter_ref"] == "MC-1" and points["scenario"] == ""
-    assert values_for(TYPES["clause-continuation"], "MC-1", facts).get("matter_ref", "") in ("", "MC-1")
+    assert values_for(TYPES["clause-continuation"], "MC-1", facts).get("matter_ref", "") in (
+        "",
+        "MC-1",
+    )
 
 
 @pytest.mark.parametrize("need", document_needs(), ids=lambda n: f"{n.type_id}-{n.need}")
