@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from app.domain import BilingualError, describe
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from app.context import Context
     from app.matters.service import MatterView
     from app.prompts import DocType
-    from audit.domain import User
+    from audit.domain import GenerationSummary, User
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -61,7 +62,9 @@ def _actor(name: str, session: Session) -> User:
     return account(name, session)
 
 
-def _show(view: MatterView, types: dict[str, DocType], documents: list) -> None:  # type: ignore[type-arg]
+def _show(
+    view: MatterView, types: Mapping[str, DocType], documents: list[GenerationSummary]
+) -> None:
     from app.matters.service import stale_reports
 
     matter = view.matter

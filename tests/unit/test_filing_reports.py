@@ -267,6 +267,18 @@ IMPORTANT = [
     ("its risk assessments", "定期开展风险评估", f"{DSL}第三十条"),
 ]
 CIIO = [("localisation", "应当将在境内收集和产生的个人信息存储在境内", f"{PIPL}第四十条")]
+CIIO_BY_DATE = {  # the Cybersecurity Law as amended from 1 January 2026 renumbers the article
+    "example": (
+        "the 2016 Cybersecurity Law",
+        "个人信息和重要数据应当在境内存储",
+        "《中华人民共和国网络安全法》第三十七条",
+    ),
+    "2026-12-02": (
+        "the amended Cybersecurity Law",
+        "个人信息和重要数据应当在境内存储",
+        "《中华人民共和国网络安全法》第三十九条",
+    ),
+}
 EDGE = [
     (
         "以上 includes the number",
@@ -326,8 +338,8 @@ PIA_ON_ROUTE = {
 }
 
 
-def points(type_id: str, case: str) -> list[tuple[str, str, str]]:
-    """The points a senior lawyer expects in this report on these facts."""
+def points(type_id: str, case: str, day: str = "example") -> list[tuple[str, str, str]]:
+    """The points a senior lawyer expects in this report on these facts, on this date."""
     route, (ciio, important, people, sensitive, _) = CASES[case]
     personal = int(people) or int(sensitive)
     expected = list(SELF_POINTS) if type_id == SELF else list(PIA_POINTS)
@@ -343,7 +355,7 @@ def points(type_id: str, case: str) -> list[tuple[str, str, str]]:
     if type_id == SELF and important == "是":
         expected += IMPORTANT
     if type_id == SELF and ciio == "是" and route == SA:
-        expected += CIIO
+        expected += [*CIIO, CIIO_BY_DATE[day]]
     if int(people) in (1_000_000, 100_000) or int(sensitive) == 10_000:
         expected += EDGE
     if type_id == PIA and (personal or route == SC):
@@ -361,7 +373,7 @@ def test_each_point_is_carried_by_a_sentence_with_its_citation(
 ) -> None:  # type: ignore[no-untyped-def]
     _, text, _ = draft(library, outlines, type_id, case, day)
     lines = text.splitlines()
-    for point, words, citation in points(type_id, case):
+    for point, words, citation in points(type_id, case, day):
         carrying = [ln for ln in lines if words in ln]
         assert carrying, f"{type_id} on {case} ({day}): no sentence carries {point!r}"
         assert any(citation in ln for ln in carrying), (point, carrying[0], citation)
