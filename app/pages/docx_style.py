@@ -6,14 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from app.export.official import STYLE_NAMES
+from app.i18n import t
 from app.pages.ui_state import lang, tr
 
 
-def style_picker(default: str, key: str) -> str:
+def style_picker(default: str, key: str, *, disabled: bool = False) -> str:
     """A compact choice of style, defaulting to the type's; returns the chosen name."""
     options = list(STYLE_NAMES)
     ui_lang = lang()  # bound now: format_func may be called outside the script run
-    from app.i18n import t
 
     return str(
         st.radio(
@@ -24,5 +24,6 @@ def style_picker(default: str, key: str) -> str:
             horizontal=True,
             format_func=lambda name: t(f"docx.style_{name}", ui_lang),
             help=tr("docx.style_help"),
+            disabled=disabled,
         )
     )

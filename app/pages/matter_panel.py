@@ -45,11 +45,12 @@ def pick(user: User, doc_type_id: str, fill: Callable[[dict[str, str]], None]) -
     chosen = st.session_state.get(MATTER) or ""
     if chosen and chosen not in numbers:
         numbers.insert(0, chosen)
+    none = tr("matter.none")  # bound now: format_func may be called outside the script run
     st.selectbox(
         tr("matter.pick"),
         ["", *numbers],
         key=MATTER,
-        format_func=lambda n: n or tr("matter.none"),
+        format_func=lambda n: n or none,
         help=tr("matter.pick_help"),
     )
     number = st.session_state.get(MATTER) or ""

@@ -254,8 +254,9 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     tracked = revision is not None and cols[2].checkbox(
         tr("revisions.tracked"), key=f"history.tracked.{key}"
     )
-    with cols[2]:
-        style = "standard" if tracked else style_picker(_type_style(stored), f"history.style.{key}")
+    with cols[2]:  # drawn on every run (a widget left out loses its state): tracked is standard
+        chosen = style_picker(_type_style(stored), f"history.style.{key}", disabled=tracked)
+    style = "standard" if tracked else chosen
     try:
         data = version_docx(
             stored,
