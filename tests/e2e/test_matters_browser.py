@@ -15,6 +15,15 @@ from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import add_user, click_taken, shot, shows, sign_in
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def llm_base_url() -> str:
+    """Matters need no model: the app runs against an address nobody listens on (the shared
+    fixture would start an embedded server this module never calls)."""
+    return "http://127.0.0.1:9/v1"
+
+
 FACTS = {
     "company_name": "上海明川跨境电子商务有限公司",
     "industry": "电子商务",
@@ -81,7 +90,7 @@ def test_a_report_is_drafted_from_the_matter_and_a_fact_is_changed(
     # back on the matter: a later filing date is saved as version 2 and flagged
     page.get_by_role("link", name="案件").click()
     page.get_by_text("修改案件事实（保存为新版本）").click()
-    field = page.get_by_label("拟申报日期").first
+    field = page.get_by_label("拟申报日期").last  # the edit form (the new-matter form is folded)
     field.fill("2025-06-30")
     field.press("Enter")
     click_taken(page, "保存为新版本", shows("第2版"))
