@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "app.commands.route",
     "app.commands.clauses",
     "app.commands.export",
+    "app.commands.matter",
     "app.commands.accounts",
     "app.commands.study",
     "app.commands.ops",

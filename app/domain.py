@@ -307,6 +307,28 @@ MAX_TEMPERATURE = 2.0  # OpenAI's (and vLLM's) upper bound on the sampling tempe
 
 
 @dataclass(frozen=True)
+class MatterRef:
+    """The matter (案件) a document is drafted for, and the version of its facts it used; kept
+    in the generation's params (`{"matter": {"number", "version"}}`)."""
+
+    number: str
+    version: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"number": self.number, "version": self.version}
+
+    @classmethod
+    def from_params(cls, params: object) -> MatterRef | None:
+        """The matter a logged generation names; None for one drafted without a matter (or a
+        malformed entry)."""
+        raw = params.get("matter") if isinstance(params, dict) else None
+        if not isinstance(raw, dict) or not isinstance(raw.get("number"), str):
+            return None
+        version = raw.get("version")
+        return cls(raw["number"], version if isinstance(version, int) else 0)
+
+
+@dataclass(frozen=True)
 class GenerationParams:
     temperature: float = 0.0
     top_p: float = 1.0

@@ -14,6 +14,7 @@ from app.pages import (
     blind_review,
     draft,
     history,
+    matters,
     monitor,
     my_reviews,
     results,
@@ -53,6 +54,13 @@ class PageSpec:
 PAGES = (
     PageSpec(
         draft.render, "nav.draft", ":material/edit_note:", "drafting", (Role.DRAFTER, Role.ADMIN)
+    ),
+    PageSpec(
+        matters.render,
+        "nav.matters",
+        ":material/folder_open:",
+        "matters",
+        (Role.DRAFTER, Role.ADMIN),
     ),
     PageSpec(
         history.render,

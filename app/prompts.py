@@ -78,6 +78,8 @@ class _FieldMeta(BaseModel):
     max_length: int | None = Field(default=None, gt=0)
     choices: list[str | _Choice] = Field(default_factory=list)  # a plain string: value only
     example: str = ""
+    # the matter's fact this field starts from when drafted for a matter (default: its name)
+    matter_fact: str = Field(default="", pattern=r"^([a-z][a-z0-9_]*)?$")
 
     @model_validator(mode="after")
     def _choices_fit_kind(self) -> _FieldMeta:
@@ -100,6 +102,16 @@ class _Defaults(BaseModel):
     stop: list[str] = Field(default_factory=list)
 
 
+class _Docx(BaseModel):
+    """How the type's DOCX is set by default: `official` (the filing templates' format, with a
+    cover naming the processor: `cover_label`, `subtitle`) or `standard`."""
+
+    model_config = ConfigDict(extra="forbid")
+    style: Literal["standard", "official"] = "standard"
+    cover_label: str = ""
+    subtitle: str = ""
+
+
 class _Meta(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -112,6 +124,8 @@ class _Meta(BaseModel):
     # the transfer route this type is written for: the route (app/route) goes into its prompt
     route: Literal["security_assessment", "standard_contract_or_certification"] | None = None
     defaults: _Defaults = Field(default_factory=_Defaults)
+    matter: bool = False  # one of a matter's documents: its form starts from the matter's facts
+    docx: _Docx = Field(default_factory=_Docx)
     fields: list[_FieldMeta] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -136,6 +150,12 @@ class FieldSpec:
     choices: tuple[str, ...] = ()  # canonical values: what is stored and sent to the model
     example: str = ""
     choices_en: tuple[str, ...] = ()  # English label of each choice ("" = show the value)
+    matter_fact: str = ""  # the matter's fact it starts from ("": its own name)
+
+    @property
+    def fact(self) -> str:
+        """The name of the matter's fact this field starts from."""
+        return self.matter_fact or self.name
 
     def label(self, lang: str = "zh") -> str:
         return Bilingual(self.label_zh, self.label_en).text(lang)
@@ -161,6 +181,10 @@ class DocType:
     defaults: GenerationParams
     template_hash: str = ""
     route: str | None = None  # the transfer route this type is for (meta.yaml `route`)
+    in_matter: bool = False  # meta.yaml `matter`: drafted from a matter's facts
+    docx_style: str = "standard"  # meta.yaml `docx.style`: the DOCX style it downloads in
+    cover_label: str = ""  # the official style's cover: 数据处理者名称 ...
+    cover_subtitle: str = ""  # ... and the line under the title: （出境版）
     system_source: str = field(default="", repr=False)
     user_source: str = field(default="", repr=False)
 
@@ -269,6 +293,7 @@ def _field_spec(meta: _FieldMeta) -> FieldSpec:
         choices=tuple(c if isinstance(c, str) else c.value for c in meta.choices),
         example=meta.example,
         choices_en=tuple("" if isinstance(c, str) else c.en for c in meta.choices),
+        matter_fact=meta.matter_fact,
     )
 
 
@@ -301,6 +326,10 @@ def load_doc_type(type_dir: Path) -> DocType:
         defaults=GenerationParams(d.temperature, d.top_p, d.max_tokens, d.seed, tuple(d.stop)),
         template_hash=template_hash(type_dir),
         route=meta.route,
+        in_matter=meta.matter,
+        docx_style=meta.docx.style,
+        cover_label=meta.docx.cover_label,
+        cover_subtitle=meta.docx.subtitle,
         system_source=(type_dir / "system.j2").read_text(encoding="utf-8"),
         user_source=(type_dir / "user.j2").read_text(encoding="utf-8"),
     )

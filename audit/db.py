@@ -41,6 +41,7 @@ MODEL_MODULES = (
     "app.studies.tables",
     "audit.revision_models",
     "audit.clause_models",
+    "audit.matter_models",
 )
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up

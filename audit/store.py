@@ -27,11 +27,12 @@ from audit.domain import (
     StoredGeneration,
     error_count,
 )
+from audit.matter_models import Matter
 from audit.models import ChainHead, Event, Generation
 from audit.revision_models import Revision
 from audit.vocabulary import EventKind, GenerationStatus
 
-CHAINED = (Generation, Event, Revision)
+CHAINED = (Generation, Event, Revision, Matter)
 PREVIEW_CHARS = 120
 VERIFY_BATCH = 500
 _FLOATS = ("ttft_s", "total_s", "tokens_per_s")
@@ -65,7 +66,7 @@ def _lock_head(session: Session) -> ChainHead:
     return head
 
 
-def _content(row: Generation | Event | Revision) -> dict[str, Any]:
+def _content(row: Generation | Event | Revision | Matter) -> dict[str, Any]:
     return {c.key: getattr(row, c.key) for c in row.__table__.columns if c.key != "row_hash"}
 
 
@@ -73,7 +74,7 @@ def _row_content(table: Table, row: Mapping[str, Any]) -> dict[str, Any]:
     return {c.key: row[c.key] for c in table.columns if c.key != "row_hash"}
 
 
-def _append(row: Generation | Event | Revision, *, session: Session) -> None:
+def _append(row: Generation | Event | Revision | Matter, *, session: Session) -> None:
     """Give `row` the next seq, link it to the head and hash it; then move the head."""
     head = _lock_head(session)
     row.seq = head.last_seq + 1

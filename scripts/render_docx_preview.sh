@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Render page 1 of a sample DOCX export to docs/images/docx-page1.png (a docs step, not a test).
+#   scripts/render_docx_preview.sh [OUT_PNG]
+# With --official, render page PAGE (default 1, the cover) of the example 数据出境风险自评估报告
+# in the official style (the filing templates' format), drafted offline from its vetted clauses:
+#   scripts/render_docx_preview.sh --official [OUT_PNG] [PAGE]
 #
 # Needs LibreOffice Writer, poppler-utils and CJK fonts, e.g. on Debian:
 #   apt-get install libreoffice-writer-nogui fonts-noto-cjk poppler-utils
@@ -11,7 +15,13 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-.venv/bin/python}"
+OFFICIAL=""
+if [ "${1:-}" = "--official" ]; then
+    OFFICIAL=1
+    shift
+fi
 OUT_PNG="${1:-docs/images/docx-page1.png}"
+PAGE="${2:-1}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -58,18 +68,28 @@ cat >"$WORK/sample.md" <<'EOF'
 （二）条文序号超出范围，例如引用《个人信息出境标准合同办法》第十五条。
 EOF
 
-FINDINGS_FLAG=()
-if "$PYTHON" -c "from app.validation import check" 2>/dev/null; then
-    FINDINGS_FLAG=(--findings)
+if [ -n "$OFFICIAL" ]; then
+    # the example report, every generated part its vetted clause (no model, no server)
+    LEXSPEC_LLM_WRITING=assemble LEXSPEC_LLM_BASE_URL=http://127.0.0.1:9/v1 LEXSPEC_ENDPOINTS='{}' \
+        "$PYTHON" -m app.cli draft --type self-assessment-report --example --no-audit \
+        --out "$WORK/sample.md" >/dev/null 2>&1
+    "$PYTHON" -m app.cli export "$WORK/sample.md" --out "$WORK/sample.docx" \
+        --doc-type self-assessment-report --style official --date 2025-03-15 \
+        --client "上海明川跨境电子商务有限公司" --no-appendix
+else
+    FINDINGS_FLAG=()
+    if "$PYTHON" -c "from app.validation import check" 2>/dev/null; then
+        FINDINGS_FLAG=(--findings)
+    fi
+    "$PYTHON" -m app.cli export "$WORK/sample.md" --out "$WORK/sample.docx" "${FINDINGS_FLAG[@]}" \
+        --matter "LX-2026-0415" --client "华东某医疗科技有限公司" --author "LexSpec"
 fi
-"$PYTHON" -m app.cli export "$WORK/sample.md" --out "$WORK/sample.docx" "${FINDINGS_FLAG[@]}" \
-    --matter "LX-2026-0415" --client "华东某医疗科技有限公司" --author "LexSpec"
 
 # Show Word comments in the right margin of the PDF, as Word prints "markup".
 soffice --headless -env:UserInstallation="file://$WORK/profile" \
     --convert-to 'pdf:writer_pdf_Export:{"ExportNotesInMargin":{"type":"boolean","value":"true"}}' \
     --outdir "$WORK" "$WORK/sample.docx" >/dev/null
-pdftoppm -png -r 80 -f 1 -l 1 -singlefile "$WORK/sample.pdf" "$WORK/page1"
+pdftoppm -png -r 80 -f "$PAGE" -l "$PAGE" -singlefile "$WORK/sample.pdf" "$WORK/page1"
 mkdir -p "$(dirname "$OUT_PNG")"
 cp "$WORK/page1.png" "$OUT_PNG"
 echo "wrote $OUT_PNG"

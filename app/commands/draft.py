@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.domain import MAX_TEMPERATURE, GenerationStatus, describe
+from app.domain import MAX_TEMPERATURE, GenerationStatus, MatterRef, describe
 from app.i18n import cli_text
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.draft.args.field"),
     )
     p.add_argument("--example", action="store_true", help=cli_text("cli.draft.args.example"))
+    p.add_argument("--matter", help=cli_text("cli.draft.args.matter"))
     p.add_argument("--endpoint", help=cli_text("cli.draft.args.endpoint"))
     p.add_argument("--max-tokens", type=int, help=cli_text("cli.draft.args.max_tokens"))
     p.add_argument("--temperature", type=float, help=cli_text("cli.draft.args.temperature"))
@@ -88,10 +89,31 @@ def _pick_type(args: argparse.Namespace, settings: Settings, lang: str) -> DocTy
     return None
 
 
-def _values(args: argparse.Namespace, doc: DocType, lang: str) -> dict[str, str] | None:
+def _matter(
+    args: argparse.Namespace, doc: DocType, ctx: Context, lang: str
+) -> tuple[MatterRef | None, dict[str, str]] | None:
+    """The matter named by --matter (its latest version) and the type's form filled from its
+    facts; (None, {}) without --matter; None (with a message) when there is no such matter."""
+    from app.matters.facts import values_for
+    from audit.matters import latest_matter
+
+    if not args.matter:
+        return None, {}
+    with ctx.session() as session:  # an operator's read, as `lexspec export --revision`
+        matter = latest_matter(args.matter, session=session)
+    if matter is None:
+        _fail(msg("no_matter", lang, number=args.matter))
+        return None
+    filled = {k: v for k, v in values_for(doc, matter.number, matter.facts).items() if v}
+    return MatterRef(matter.number, matter.version), filled
+
+
+def _values(
+    args: argparse.Namespace, doc: DocType, lang: str, start: dict[str, str]
+) -> dict[str, str] | None:
     from app.prompts import unknown_fields
 
-    values = doc.example_values() if args.example else {}
+    values = {**(doc.example_values() if args.example else {}), **start}
     for arg in args.field:
         name, sep, value = arg.partition("=")
         if not sep or not name.strip():
@@ -113,6 +135,7 @@ def _prepare(
     client: LLMClient,
     settings: Settings,
     args: argparse.Namespace,
+    matter: MatterRef | None = None,
 ) -> DraftContext | None:
     """Render the form, plan the outline and check the context (the draft service)."""
     from app.drafting.context import prepare
@@ -131,6 +154,7 @@ def _prepare(
             mode=args.mode,
             statutes_file=settings.statutes_file,
             corpus_dir=settings.resolved_corpus_dir,
+            matter=matter,
         )
     except FieldErrors as exc:
         lines = [msg("field_errors", lang)]
@@ -346,7 +370,9 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     settings = ctx.settings
     lang = args.lang or settings.lang
     doc = _pick_type(args, settings, lang)
-    values = _values(args, doc, lang) if doc else None
+    found = _matter(args, doc, ctx, lang) if doc else None
+    matter, start = found if found is not None else (None, {})
+    values = _values(args, doc, lang, start) if doc and found is not None else None
     params = _params(args, doc, lang) if doc and values is not None else None
     if doc is None or values is None or params is None:
         return 2
@@ -355,7 +381,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             return _fail(msg("out_dir", lang, flag=flag, path=target.resolve().parent))
     endpoint = args.endpoint or settings.default_endpoint
     client = _client(settings, endpoint, lang)
-    prepared = _prepare(doc, values, params, client, settings, args) if client else None
+    prepared = _prepare(doc, values, params, client, settings, args, matter) if client else None
     if client is None or prepared is None:
         return 2
     label = settings.all_endpoints()[endpoint].label

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.commands.inputs import InputError, read_draft
 from app.domain import Bilingual, describe
+from app.export.official import STYLE_NAMES
 from app.i18n import both, cli_text
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help=cli_text("cli.export.cited_articles"),
     )
     p.add_argument("--date", help=cli_text("cli.export.date"))
+    p.add_argument("--style", choices=STYLE_NAMES, help=cli_text("cli.export.style"))
     p.set_defaults(func=handle)
 
 
@@ -112,6 +114,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     if not text.strip():
         return _fail(cli_text("cli.export.empty"))
     title = args.title or (doc_type.title_zh if doc_type is not None else "")
+    style = args.style or (doc_type.docx_style if doc_type is not None else "standard")
     try:
         wanted = args.findings or args.cited_articles
         result = _checked(text, doc_type, day, ctx.settings) if wanted else None
@@ -131,6 +134,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         generation_id=args.generation_id,
         template_hash=args.template_hash,
         doc_date=day,
+        cover_label=doc_type.cover_label if doc_type is not None else "",
+        subtitle=doc_type.cover_subtitle if doc_type is not None else "",
     )
     try:
         if args.client_copy:
@@ -143,7 +148,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
                 comments=not args.no_comments,
                 appendix=not args.no_appendix,
                 cited_articles=cited,
-                reference=default_reference(ctx.settings),
+                reference=default_reference(ctx.settings, style),
+                style=style,
             )
         out.write_bytes(data)
     except ExportError as exc:

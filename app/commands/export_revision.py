@@ -48,7 +48,13 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
         copy: Copy = "tracked" if args.tracked else "client" if args.client_copy else "review"
         meta = export_meta(generation, revision, title=title, settings=ctx.settings)
         data = version_docx(
-            generation, revision, title=title, settings=ctx.settings, copy=copy, meta=meta
+            generation,
+            revision,
+            title=title,
+            settings=ctx.settings,
+            copy=copy,
+            meta=meta,
+            style=args.style or "standard",
         )
     except (LookupError, ExportError) as exc:
         return _fail(str(describe(exc)))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.domain import DraftMode, GenerationParams, RenderedPrompt
+from app.domain import DraftMode, GenerationParams, MatterRef, RenderedPrompt
 from app.outline.clauses import ChosenClause
 from app.outline.compose import OutlinePlan
 from app.outline.model import Outline
@@ -34,10 +34,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ExportHeader:
-    """The DOCX header's client and matter reference, from the form (page, History, CLI)."""
+    """The DOCX header's client and matter reference, from the form (page, History, CLI), and
+    the type's DOCX style with its cover (meta.yaml `docx:`: app/export/official.py)."""
 
     client: str = ""
     matter_ref: str = ""
+    style: str = "standard"
+    cover_label: str = ""
+    subtitle: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class DraftContext:
     params: GenerationParams = field(default_factory=GenerationParams)
     plan: OutlinePlan | None = None  # outline mode: the parts, their clauses, the prefix
     statutes_file: Path | None = None  # the firm's catalogue merged over the built-in one
+    matter: MatterRef | None = None  # the matter (案件) it is drafted for, recorded with it
 
     @property
     def prompt(self) -> RenderedPrompt:
@@ -100,6 +105,9 @@ def export_header(doc_type: DocType | None, values: Mapping[str, str]) -> Export
     return ExportHeader(
         client=str(values.get(client, "") or "") if client else "",
         matter_ref=str(values.get("matter_ref", "") or ""),
+        style=doc_type.docx_style if doc_type is not None else "standard",
+        cover_label=doc_type.cover_label if doc_type is not None else "",
+        subtitle=doc_type.cover_subtitle if doc_type is not None else "",
     )
 
 
@@ -145,11 +153,13 @@ def prepare(
     mode: DraftMode | None = None,
     statutes_file: Path | None = None,
     corpus_dir: Path | None = None,
+    matter: MatterRef | None = None,
 ) -> DraftContext:
     """Validate and render the form, plan the outline (mode None: the outline where the type
     has a working one, else free-form) and check that every request fits the model's context.
     The installation's files come from Settings: `statutes_file` for the checks (None: the
     built-in catalogue), `corpus_dir` for the firm's published clauses (None: the shipped only).
+    `matter`: the matter the draft is for, recorded with it (app/matters).
 
     Raises FieldErrors, TemplateProblem, OutlineError / OutlineProblem or ContextTooLong."""
     from app.outline.prepare import largest_part_prompt, outline_prompt, plan_for
@@ -157,7 +167,7 @@ def prepare(
 
     clean = validate_values(doc_type, values)
     filled = {k: v for k, v in clean.items() if v}
-    base = checking_context(doc_type, filled, statutes_file=statutes_file)
+    base = replace(checking_context(doc_type, filled, statutes_file=statutes_file), matter=matter)
     rendered = render(doc_type, clean, route=base.route)
     params = params or doc_type.defaults
     limit = client.context_limit() if client is not None else None
@@ -223,7 +233,8 @@ def logged_context(
     values = rendered.values
     mode = DraftNotes.from_record(record).mode
     checked = checking_context(doc_type, values, statutes_file=statutes_file)
-    context = replace(checked, mode=mode, rendered=rendered)
+    matter = MatterRef.from_params(record.params)
+    context = replace(checked, mode=mode, rendered=rendered, matter=matter)
     if doc_type is None:
         return replace(context, doc_type_id=record.doc_type)
     if mode == "outline":

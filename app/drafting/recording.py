@@ -134,6 +134,8 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
     params_dict: dict[str, Any] = asdict(params)
     params_dict["stop"] = list(params.stop)
     params_dict["draft"] = notes_of(outcome).to_dict()
+    if outcome.context.matter is not None:  # the matter it was drafted for (app/matters)
+        params_dict["matter"] = outcome.context.matter.to_dict()
     return GenerationRecord(
         user_name=user_name,
         doc_type=rendered.doc_type,

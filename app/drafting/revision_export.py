@@ -63,6 +63,8 @@ def export_meta(
         generation_id=generation.id,
         template_hash=generation.record.template_hash,
         doc_date=context.doc_date,
+        cover_label=context.header.cover_label,
+        subtitle=context.header.subtitle,
     )
 
 
@@ -78,17 +80,16 @@ def version_docx(
     settings: Settings,
     copy: Copy = "review",
     meta: ExportMeta | None = None,
+    style: str = "standard",
 ) -> bytes:
     """The DOCX of the model text (revision None) or of a revision: the review copy, the
-    client copy or (a revision only) the tracked copy. `meta`: export_meta's, when the caller
+    client copy or (a revision only) the tracked copy, in the named `style`
+    (app/export/official.py; the tracked copy is always standard). The client copy and the
+    official style carry no checks' comments or appendix. `meta`: export_meta's, when the caller
     has it already (it names the file too)."""
     from app.export.docx_writer import default_reference
 
     meta = meta or export_meta(generation, revision, title=title, settings=settings)
-    reference = default_reference(settings)
-    if copy == "client":
-        text = version_text(generation, revision)
-        return client_copy_docx(text, meta=meta, reference=reference)
     if revision is not None and copy == "tracked":
         return tracked_docx(
             generation.record.output_text,
@@ -97,13 +98,24 @@ def version_docx(
             author=revision.user_name,
             date=revision.created_at,
             findings=stored_findings(revision.findings),
-            reference=reference,
+            reference=default_reference(settings),
         )
+    text = version_text(generation, revision)
+    if copy == "client" and style == "standard":
+        return client_copy_docx(text, meta=meta, reference=default_reference(settings))
     findings = stored_findings(
         revision.findings if revision is not None else generation.record.findings
     )
-    text = version_text(generation, revision)
-    return draft_to_docx(text, meta=meta, findings=findings, reference=reference)
+    plain = style == "official" or copy == "client"
+    return draft_to_docx(
+        text,
+        meta=meta,
+        findings=findings,
+        comments=not plain,
+        appendix=not plain,
+        reference=default_reference(settings, style),
+        style=style,
+    )
 
 
 def load_revision(revision_id: int, *, session: Session) -> tuple[StoredGeneration, StoredRevision]:

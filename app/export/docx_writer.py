@@ -22,6 +22,7 @@ from app.export.appendix import add_appendix, style_header_row
 from app.export.cited import CitedArticle, add_cited_articles
 from app.export.cleaning import xml_safe
 from app.export.comments import PlacedRun, add_comments, cut_points, split_indices
+from app.export.official import STYLES, DocxStyle, write_cover, write_page_number
 from app.export.page_furniture import write_header_footer
 from app.export.structure import Block, BlockKind, Span, parse_draft
 
@@ -62,6 +63,9 @@ class ExportMeta:
     generation_id: str | int | None = None  # the audit-log id of the generation
     template_hash: str = ""  # sha256 of the prompt template that produced the draft
     doc_date: dt.date | None = None  # the document's date (the client copy's 日期; None: today)
+    # the official style's cover: who signs (数据处理者名称) and the line under the title
+    cover_label: str = ""
+    subtitle: str = ""
 
 
 def document_title(title: str, *, matter_ref: str = "", client: str = "") -> str:
@@ -79,13 +83,22 @@ def without_title_line(blocks: list[Block], title: str) -> list[Block]:
     return blocks
 
 
-def default_reference(settings: Settings | None = None) -> Path:
-    """The reference document (styles) of the installation of `settings`
+def default_reference(settings: Settings | None = None, style: str = "standard") -> Path:
+    """The reference document (styles) of `style` in the installation of `settings`
     (`LEXSPEC_TEMPLATES_DIR`); None: the one LexSpec ships."""
     from app.config import REPO_ROOT
 
     templates = settings.templates_dir if settings is not None else REPO_ROOT / "templates"
-    return templates / REFERENCE_NAME
+    return templates / _style(style).reference
+
+
+def _style(name: str) -> DocxStyle:
+    if name not in STYLES:
+        known = ", ".join(STYLES)
+        raise ExportError(
+            f"未知的 DOCX 样式 {name}（可选：{known}）", f"Unknown DOCX style {name} ({known})"
+        )
+    return STYLES[name]
 
 
 def _open_reference(path: Path) -> DocxDocument:
@@ -126,7 +139,7 @@ def _write_table(
     """A markdown table as a bordered Word table (header row bold, shaded, repeated)."""
     columns = max(len(row) for row in block.rows)
     table = doc.add_table(rows=len(block.rows), cols=columns)
-    table.style = STYLE_FOR["table"]
+    table.style = STYLE_FOR["table"]  # the same in every style
     for r, row in enumerate(block.rows):
         for c in range(columns):
             paragraph = table.cell(r, c).paragraphs[0]
@@ -142,6 +155,7 @@ def _write_body(
     blocks: Sequence[Block],
     title: str,
     findings: Sequence[Finding],
+    style: DocxStyle,
     cover: Sequence[str] = (),
 ) -> list[PlacedRun]:
     if title:
@@ -154,7 +168,7 @@ def _write_body(
         if block.kind == "table":
             _write_table(doc, block, cuts, placed)
         else:
-            paragraph = doc.add_paragraph(style=STYLE_FOR[block.kind])
+            paragraph = doc.add_paragraph(style=style.style_for(block))
             _write_spans(paragraph, block.spans, cuts, placed)
     return placed
 
@@ -195,20 +209,33 @@ def draft_to_docx(
     appendix: bool = True,
     reference: Path | None = None,
     cited_articles: Sequence[CitedArticle] = (),
+    style: str = "standard",
 ) -> bytes:
-    """The draft as DOCX bytes: styled blocks, header/footer, optional comments and appendix.
+    """The draft as DOCX bytes in the named `style` (app/export/official.py): styled blocks,
+    header/footer (official: a cover and the page number), optional comments and appendix.
 
     `findings` carry offsets into `text`; with `comments` each becomes a Word comment on
     exactly its span, with `appendix` they are also listed in a table on a final page.
-    `cited_articles`, when given, are printed in full on a last page 引用条文.
+    `cited_articles`, when given, are printed in full on a last page 引用条文. `reference`
+    replaces the style's reference document (None: the shipped one).
     """
-    path = reference or default_reference()
+    chosen = _style(style)
+    path = reference or default_reference(style=style)
     doc = _open_reference(path)
     findings = tuple(findings)
-    title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
-    blocks = without_title_line(parse_draft(text, own_title=not title), meta.title)
-    placed = _write_body(doc, blocks, title, findings if comments else ())
-    write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
+    shown = findings if comments else ()
+    if chosen.cover:
+        title = meta.title.strip()
+        cover = {"subtitle": meta.subtitle, "label": meta.cover_label, "name": meta.client}
+        write_cover(doc, title=title, day=meta.doc_date, **cover)
+        blocks = parse_draft(text, own_title=False)
+        placed = _write_body(doc, blocks, "", shown, chosen)
+        write_page_number(doc)
+    else:
+        title = document_title(meta.title, matter_ref=meta.matter_ref, client=meta.client)
+        blocks = without_title_line(parse_draft(text, own_title=not title), meta.title)
+        placed = _write_body(doc, blocks, title, shown, chosen)
+        write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client)
     if comments:
         add_comments(doc, findings, placed)
     if appendix:
@@ -244,7 +271,7 @@ def client_copy_docx(text: str, *, meta: ExportMeta, reference: Path | None = No
     blocks = without_title_line(parse_draft(text, own_title=not title), title)
     while blocks and blocks[0].kind != "table" and COVER_LINE.match(blocks[0].text):
         blocks = blocks[1:]
-    _write_body(doc, blocks, title, (), client_cover(meta))
+    _write_body(doc, blocks, title, (), _style("standard"), client_cover(meta))
     write_header_footer(doc, matter_ref=meta.matter_ref, client=meta.client, draft_mark=False)
     _client_properties(doc, meta, title)
     buffer = io.BytesIO()

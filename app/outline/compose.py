@@ -19,10 +19,10 @@ from jinja2.sandbox import SandboxedEnvironment
 from app.domain import Guard, GuardMark
 from app.outline.clause_checks import render_clause
 from app.outline.clauses import ChosenClause, pick
-from app.outline.continuation import continue_numbers
+from app.outline.continuation import continue_numbers  # noqa: F401 - re-exported
 from app.outline.model import Outline, Part
+from app.outline.numbers import labeller
 from app.outline.sources import UNNUMBERED, SourceContext, holds, lines_for
-from app.validation.numerals import int_to_chinese
 
 PART_SEPARATOR = "\n\n"  # between the facts block and a part's instruction
 # what a generated part that ended with no usable prose shows, so its number and title stay and
@@ -100,19 +100,6 @@ class OutlinePlan:
         return PART_SEPARATOR.join([self.facts, *asks])
 
 
-# --- numbering ----------------------------------------------------------------------------
-
-
-def _chinese(level: int, n: int) -> str:
-    return f"{int_to_chinese(n)}、" if level == 1 else f"（{int_to_chinese(n)}）"
-
-
-def _arabic(level: int, n: int) -> str:
-    return f"{n}." if level == 1 else f"（{n}）"
-
-
-NUMBERING = {"chinese": _chinese, "arabic": _arabic, "follow-input": _arabic}
-
 # --- planning -----------------------------------------------------------------------------
 
 
@@ -132,30 +119,25 @@ def plan_outline(
     """Render the outline for these (validated) values: deterministic lines and prompts.
 
     `context` is the jinja2 context (the field values and the type's data); user values are
-    data, never template source."""
+    data, never template source. A source reads the lines written before it
+    (`SourceContext.earlier`, with where each stands)."""
     from app.prompts import sandbox
 
     env = sandbox()
-    number = NUMBERING.get(outline.numbering, _chinese)
     follow = outline.numbering == "follow-input"
-    untitled = sum(1 for p in outline.parts() if not p.title)
-    clause_labels = (
-        continue_numbers(values.get(outline.continue_from, ""), untitled) if follow else []
-    )
+    numbers = labeller(outline, values.get(outline.continue_from, "") if follow else "")
     title = next((text for text, when in outline.titles if holds(when, sources.facts)), "")
     sources = replace(sources, title=title or sources.title)
     steps: list[Step] = []
-    titled = 0
+    written: list[tuple[str, str]] = []
     for s_index, section in enumerate(outline.sections):
         for part in section.parts:
             if not holds(part.when, sources.facts):
                 continue
-            label = ""
-            if part.title:
-                titled += 1
-                label = number(1, titled)
-            elif follow:
-                label = clause_labels.pop(0)
+            first = not any(st.section == s_index for st in steps)
+            heading = numbers.heading(section.heading) if first else ""
+            label = numbers.title(part)
+            where = numbers.where
             lines: tuple[str, ...] = ()
             prompt, clause = "", None
             if part.generated:
@@ -163,14 +145,11 @@ def plan_outline(
                 clause = _clause_for(outline, part, sources, context)
             else:
                 try:
-                    raw = lines_for(part, sources)
+                    raw = lines_for(part, replace(sources, earlier=tuple(written)))
                 except ValueError as exc:
                     raise OutlineProblem(str(exc)) from exc
-                plain = part.kind in UNNUMBERED
-                lines = tuple(
-                    line if plain else f"{number(2, i)}{line}" for i, line in enumerate(raw, 1)
-                )
-            heading = section.heading if not any(st.section == s_index for st in steps) else ""
+                lines = tuple(raw) if part.kind in UNNUMBERED else numbers.lines(part, raw)
+                written.extend((where, line) for line in lines)
             steps.append(Step(len(steps), s_index, heading, part, label, lines, prompt, clause))
     return OutlinePlan(
         outline,

@@ -22,6 +22,7 @@ from app.outline.continuation import Topics, TopicsError, parse_topics
 
 OUTLINE_FILE = "outline.yaml"
 GENERATED = "generated"
+OFFICIAL = "official"
 
 
 class _Part(BaseModel):
@@ -39,6 +40,10 @@ class _Part(BaseModel):
     prompt: str = ""  # generated: the section's own instruction (jinja2, sandboxed)
     max_tokens: int = Field(default=96, gt=0, le=2048)
     stop: list[str] = Field(default_factory=list)
+    # `numbering: official` only: the level of the part's title (2 （一）, 3 1., 4 （1））; its
+    # lines are numbered one level deeper (none below 4), or not at all with `numbered: false`
+    level: int = Field(default=2, ge=1, le=4)
+    numbered: bool = True
 
     @model_validator(mode="after")
     def _generated_has_prompt(self) -> _Part:
@@ -63,7 +68,9 @@ class _Title(BaseModel):
 
 class _Outline(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    numbering: str = "chinese"  # chinese (一、（一）) | arabic (1. (1)) | follow-input
+    # chinese (一、（一）) | arabic (1. (1)) | follow-input | official (the headings numbered
+    # 一、 and parts （一） 1. （1） by level, as the filing templates are)
+    numbering: str = "chinese"
     continue_from: str = ""  # follow-input: the field whose last number untitled parts continue
     topics: dict[str, Any] | None = None  # app.outline.continuation: topic_<id> facts
     system: str = Field(min_length=1)  # shared system prompt (jinja2)
@@ -84,6 +91,8 @@ class Part:
     prompt: str = ""
     max_tokens: int = 96
     stop: tuple[str, ...] = ()
+    level: int = 2  # numbering: official
+    numbered: bool = True
 
     @property
     def generated(self) -> bool:
@@ -121,7 +130,12 @@ class Outline:
 
     @property
     def headings(self) -> tuple[str, ...]:
-        return tuple(s.heading for s in self.sections if s.heading)
+        """The section headings; with `numbering: official` also the titles of the parts at
+        level 2 (the templates' （一）（二） chapters), which a type may require too."""
+        heads = tuple(s.heading for s in self.sections if s.heading)
+        if self.numbering != OFFICIAL:
+            return heads
+        return heads + tuple(p.title for p in self.parts() if p.title and p.level == 2)
 
 
 @dataclass(frozen=True)
@@ -146,6 +160,8 @@ def _part(raw: _Part) -> Part:
         prompt=raw.prompt,
         max_tokens=raw.max_tokens,
         stop=tuple(raw.stop),
+        level=raw.level,
+        numbered=raw.numbered,
     )
 
 

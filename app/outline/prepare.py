@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import app.filing.sources  # noqa: F401 - registers the filing reports' sources
 from app.domain import RenderedPrompt
 from app.outline.clause_checks import ClauseContext, refusal
 from app.outline.clauses import Clause

@@ -33,6 +33,8 @@ class SourceContext:
     facts: Mapping[str, object] = field(default_factory=dict)  # app.outline.conditions facts
     route: RouteDecision | None = None  # the route the draft's context decided
     title: str = ""  # the document's title on these facts (outline `titles:`, else the type's)
+    # the numbered lines the app wrote before this part, each with where it stands (二（一）1)
+    earlier: tuple[tuple[str, str], ...] = ()
 
     def entries(self, part: Part) -> list[Any]:
         """The part's entries whose `when:` holds for the draft's facts (all without one)."""
@@ -142,16 +144,32 @@ def legal_basis_lines(part: Part, context: SourceContext) -> list[str]:
     return lines
 
 
+def filled_in(text: str, context: SourceContext) -> str:
+    """An entry's text with the form's fields in it ({{ recipient }}), rendered in the sandbox
+    (the values are data, never template source); text without a placeholder as it is."""
+    if "{{" not in text and "{%" not in text:
+        return text
+    from jinja2 import TemplateError
+
+    from app.prompts import sandbox
+
+    try:
+        return sandbox().from_string(text).render(dict(context.values)).strip()
+    except TemplateError as exc:
+        raise SourceError(f"items: {text[:30]!r} does not render: {exc}") from exc
+
+
 def items_lines(part: Part, context: SourceContext) -> list[str]:
-    """Fixed entries; an entry may name its basis ({text, statute, article})."""
+    """Fixed entries; an entry may name its basis ({text, statute, article}) and hold the
+    form's fields ({{ recipient }})."""
     lines = []
     for raw in context.entries(part):
         if isinstance(raw, str):
-            lines.append(raw)
+            lines.append(filled_in(raw, context))
             continue
         if not isinstance(raw, dict) or "text" not in raw:
             raise SourceError(f"items: an entry is a string or has text, got {raw!r}")
-        line = str(raw["text"])
+        line = filled_in(str(raw["text"]), context)
         if isinstance(raw.get("article"), int):
             where = article_label(int(raw["article"]))
             if raw.get("paragraph") or raw.get("item"):

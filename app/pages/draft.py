@@ -20,7 +20,7 @@ from app.outline.provenance import (
     source_line,
     truncation_lines,
 )
-from app.pages import draft_run, revisions_view, route_panel
+from app.pages import draft_run, matter_panel, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.pages.plain_text import plain
 from app.pages.ui_state import (
@@ -53,6 +53,15 @@ def _fill_example(doc_type: DocType) -> None:
         if spec.kind == "select" and spec.example not in spec.choices:
             continue
         st.session_state[_field_key(doc_type.id, spec.name)] = str(spec.example or "")
+    st.session_state.pop(ERRORS, None)
+
+
+def _fill(doc_type: DocType, values: dict[str, str]) -> None:
+    """Put a matter's facts into the form (app/pages/matter_panel.py), as _fill_example does."""
+    for spec in doc_type.fields:
+        value = values.get(spec.name, "")
+        unset = spec.kind == "select" and value not in spec.choices  # shows its placeholder
+        st.session_state[_field_key(doc_type.id, spec.name)] = None if unset else value
     st.session_state.pop(ERRORS, None)
 
 
@@ -147,6 +156,7 @@ def _on_generate(doc_type: DocType) -> None:
         params=params,
         endpoint=chosen_endpoint(),
         mode=None if st.session_state.get(MODE, "outline") == "outline" else "free-form",
+        matter=matter_panel.current(),  # the matter the draft is for: recorded with it
     )
 
 
@@ -282,9 +292,11 @@ def render() -> None:
     doc_type = _pick_type()
     if doc_type is None:
         return
+    matter_panel.pick(user, doc_type.id, lambda values: _fill(doc_type, values))
     st.button(tr("draft.fill_example"), on_click=_fill_example, args=(doc_type,), key="draft.fill")
     _form(doc_type)
     route_panel.show(doc_type, _values(doc_type))
+    matter_panel.warn_freshness([f.name for f in doc_type.fields], _values(doc_type))
     _parameters(doc_type)
     cols = st.columns([1, 1, 4])
     cols[0].button(

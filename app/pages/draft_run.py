@@ -24,6 +24,7 @@ from app.domain import (
     GenerationStats,
     GenerationStatus,
     GuardMark,
+    MatterRef,
     describe,
 )
 from app.drafting.context import DraftContext
@@ -57,6 +58,7 @@ class DraftRequest:
     params: GenerationParams
     endpoint: str
     mode: DraftMode | None = None  # None: the outline where the type has one
+    matter: MatterRef | None = None  # the matter (案件) it is drafted for
 
 
 @dataclass
@@ -108,6 +110,7 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
             mode=request.mode,
             statutes_file=settings().statutes_file,
             corpus_dir=settings().resolved_corpus_dir,
+            matter=request.matter,
         )
     except TemplateProblem as exc:
         st.error(tr("draft.template_problem", detail=str(exc)))
@@ -136,6 +139,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
             mode=request.mode,
             statutes_file=settings().statutes_file,
             corpus_dir=settings().resolved_corpus_dir,
+            matter=request.matter,
         )
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
         context = None
@@ -340,6 +344,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     from app.export import ExportMeta, cited_articles_of, draft_to_docx
     from app.export.docx_writer import client_copy_docx, default_reference
     from app.export.naming import export_name
+    from app.pages.docx_style import style_picker
 
     context = result.context
     title = (context.title if context else "") or result.request.title
@@ -364,15 +369,27 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
         generation_id=result.generation_id,
         template_hash=context.prompt.template_hash,
         doc_date=context.doc_date,
+        cover_label=context.header.cover_label,
+        subtitle=context.header.subtitle,
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
     cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
-    reference = default_reference(settings())
+    with cols[1]:
+        style = style_picker(context.header.style, "dl.style")
+    official = style == "official"  # the copy the client stamps: no check comments or appendix
+    reference = default_reference(settings(), style)
     try:
         docx = draft_to_docx(
-            text, meta=meta, findings=check.findings, cited_articles=cited, reference=reference
+            text,
+            meta=meta,
+            findings=check.findings,
+            comments=not official,
+            appendix=not official,
+            cited_articles=cited,
+            reference=reference,
+            style=style,
         )
-        clean = client_copy_docx(text, meta=meta, reference=reference)
+        clean = docx if official else client_copy_docx(text, meta=meta, reference=reference)
     except Exception as exc:
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))
         return

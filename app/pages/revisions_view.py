@@ -231,9 +231,16 @@ def _redline(model_text: str, revision: StoredRevision) -> None:
     st.html(to_html(segments))
 
 
+def _type_style(stored: StoredGeneration) -> str:
+    """The DOCX style of the draft's document type (standard when the type is gone)."""
+    doc_type = library().types.get(stored.record.doc_type)
+    return doc_type.docx_style if doc_type is not None else "standard"
+
+
 def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> None:
     from app.drafting.revision_export import export_meta, file_name, version_docx, version_text
     from app.export.naming import Copy
+    from app.pages.docx_style import style_picker
 
     key = f"{stored.id}.{revision.id if revision else 'model'}"
     meta = export_meta(
@@ -253,6 +260,11 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     names = [tr(f"revisions.copy_{c}") for c in copies]
     chosen = cols[2].radio(tr("revisions.copy"), names, key=f"history.copy.{key}")
     copy = copies[names.index(chosen)] if chosen in names else copies[0]
+    with cols[2]:  # drawn on every run (a widget left out loses its state): tracked is standard
+        picked = style_picker(
+            _type_style(stored), f"history.style.{key}", disabled=copy == "tracked"
+        )
+    style = "standard" if copy == "tracked" else picked
     try:
         data = version_docx(
             stored,
@@ -261,6 +273,7 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
             settings=settings(),
             copy=copy,
             meta=meta,
+            style=style,
         )
     except Exception as exc:
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))

@@ -105,11 +105,21 @@ def _mismatch(claim: Claim, text: str, facts: Facts) -> Finding:
     return finding("facts.number_mismatch", claim.start, claim.end, claim.expected, **said)
 
 
+def _form_names(facts: Facts) -> list[str]:
+    """Every company the form names elsewhere (a third-party assessor, a legal document's
+    party): the draft may name them too."""
+    values = facts.known.splitlines()
+    found = [
+        m.group(0) for line in values for p in (CN_COMPANY, EN_COMPANY) for m in p.finditer(line)
+    ]
+    return [n for n in (company_core(name) for name in found) if n]
+
+
 def _name_findings(text: str, facts: Facts) -> list[Finding]:
     known = [n for n in (company_core(facts.company), company_core(facts.recipient)) if n]
     if not known:
         return []
-    flat = [re.sub(r"\s+", "", n).lower() for n in known]
+    flat = [re.sub(r"\s+", "", n).lower() for n in (*known, *_form_names(facts))]
     out: list[Finding] = []
     for pattern in (CN_COMPANY, EN_COMPANY):
         for m in pattern.finditer(text):

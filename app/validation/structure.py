@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from app.domain import Finding
 from app.validation.messages import finding
 
-# indentation, Markdown heading / quote / bold marks, and an optional number (一、【适用情形】)
+# indentation, Markdown heading / quote / bold marks, and an optional number (一、【适用情形】,
+# （一）数据处理者基本情况: the filing templates' chapters are numbered headings)
 LINE_PREFIX = re.compile(
-    r"[ \t\u3000#>*]*(?:(?:[一二三四五六七八九十]{1,3}|[0-9]{1,2})[、.．][ \t\u3000]*)?"
+    r"[ \t\u3000#>*]*(?:(?:(?:[一二三四五六七八九十]{1,3}|[0-9]{1,2})[、.．]"
+    r"|[（(][一二三四五六七八九十]{1,3}[）)])[ \t\u3000]*)?"
 )
 
 

@@ -69,10 +69,13 @@ ASK_ALL = (
 SCENARIOS: dict[str, dict[str, dict[str, str]]] = {
     "cross-border-filing-guide": TRANSFER,
     "standard-contract-filing": TRANSFER,
+    "self-assessment-report": TRANSFER,
+    "pia-report": TRANSFER,
     "confidentiality-agreement-points": {
         "entrusted": {},
         "sharing": {"scenario": "数据共享", "industry": "金融", "term_months": ""},
         "other": {"scenario": "技术服务", "industry": "制造业"},
+        "abroad": {"receiving_abroad": "是", "receiving_party": "Mingchuan Global Pte. Ltd."},
     },
     "clause-continuation": {
         "dpa": {},
@@ -372,7 +375,7 @@ def test_every_shipped_clause_is_signed_off_after_the_2026_changes(
     import datetime as dt
 
     _, outlines = shipped
-    assert len(outlines.outlines) == 4  # every shipped type, clause continuation too
+    assert len(outlines.outlines) == 6  # every shipped type, clause continuation too
     for outline in outlines.outlines.values():
         for clause in outline.clauses:
             assert clause.signed_off is not None and clause.signed_off >= dt.date(2026, 1, 1), (

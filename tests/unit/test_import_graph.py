@@ -28,8 +28,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.validation",),  # pure checks of a text against the statute texts
     ("app.route", "app.llm", "app.export"),  # the transfer route and facts check, client, DOCX
     ("app.prompts",),  # document types and rendering
-    ("app.outline", "app.ops"),  # outline drafting parts; operator tools around a server
-    ("app.drafting",),  # the draft: prepare, run, check, record, revise
+    # outline drafting parts, the filing reports' templates and sources; operator tools
+    ("app.outline", "app.filing", "app.ops"),
+    ("app.drafting", "app.matters"),  # the draft: prepare, run, check, record, revise; matters
     (
         "app.precedents",
         "app.studies",

@@ -32,6 +32,8 @@ TYPES = (
     "clause-continuation",
     "confidentiality-agreement-points",
     GUIDE,
+    "pia-report",
+    "self-assessment-report",
     "standard-contract-filing",
 )
 
@@ -54,7 +56,12 @@ def test_a_broken_outline_is_named_and_the_others_load(tmp_path: Path) -> None:
     bad.write_text(bad.read_text(encoding="utf-8").replace("【常见错误】", "【错误】"), "utf-8")
     lib = load_library(tmp_path / "prompts")
     outlines = load_outlines(tmp_path / "prompts", lib.types)
-    assert sorted(outlines.outlines) == ["clause-continuation", "confidentiality-agreement-points"]
+    assert sorted(outlines.outlines) == [
+        "clause-continuation",
+        "confidentiality-agreement-points",
+        "pia-report",
+        "self-assessment-report",
+    ]
     assert [e.split(":")[0] for e in outlines.errors] == [GUIDE, "standard-contract-filing"]
     assert "【常见错误】" in outlines.errors[1]
 

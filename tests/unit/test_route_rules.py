@@ -82,7 +82,8 @@ def test_a_basis_outside_the_catalogue_is_refused() -> None:
 def test_the_transfer_types_offer_exactly_the_choices_the_route_reads() -> None:
     lib = load_library(REPO_ROOT / "prompts")
     transfer = [t for t in lib.types.values() if t.route]
-    assert {t.id for t in transfer} == {"cross-border-filing-guide", "standard-contract-filing"}
+    assert {t.id for t in transfer} == {"cross-border-filing-guide", "standard-contract-filing",
+                                        "self-assessment-report", "pia-report"}  # fmt: skip
     for doc in transfer:
         assert set(doc.get_field("exemption").choices) == set(EXEMPTION_CHOICES)  # type: ignore[union-attr]
         assert set(doc.get_field("important_data").choices) <= set(YES_NO)  # type: ignore[union-attr]
