@@ -31,7 +31,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from audit.files import private_file
+from audit.files import open_stream, private_path, refuse_link
 from audit.storable import normalise_on_flush
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -43,6 +43,7 @@ MODEL_MODULES = (
     "audit.clause_models",
 )
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # the files SQLite writes beside a database
 MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up
 PG_MIGRATION_LOCK_KEY = 7_406_813_501  # any fixed bigint, the same in every process
 
@@ -57,13 +58,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return _create(url, pool_pre_ping=True, **kwargs)
     timeout_s = _sqlite_timeout(parsed)  # a bad ?timeout= is refused before any file is made
-    if parsed.database and parsed.database != ":memory:":
-        private_file(Path(parsed.database))  # 0600 before SQLite opens it (-wal/-shm follow)
     engine = _create(
         parsed.difference_update_query(["timeout"]),
         connect_args={"timeout": timeout_s},
         **kwargs,
     )
+    if parsed.database and parsed.database != ":memory:":
+        database = Path(parsed.database)
+        private_path(database)  # 0600 before SQLite opens it (-wal/-shm follow its mode)
+        _sqlite_files_unlinked(database)
+        event.listen(engine, "do_connect", lambda *_: _sqlite_files_unlinked(database))
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
@@ -79,6 +83,14 @@ def _create(url: str | URL, **kwargs: Any) -> Engine:
         raise ArgumentError(
             f"the database driver for {backend} is not installed ({exc.name or exc})"
         ) from exc
+
+
+def _sqlite_files_unlinked(database: Path) -> None:
+    """Before every connection: neither the database nor a file SQLite keeps beside it is a
+    link (SQLite would write through one: audit.files.UnsafePath instead). Checked without
+    opening them (audit.files.private_path says why)."""
+    for suffix in ("", *SQLITE_COMPANIONS):
+        refuse_link(Path(f"{database}{suffix}"))
 
 
 def _sqlite_timeout(parsed: URL) -> float:
@@ -213,7 +225,7 @@ def _file_lock(engine: Engine) -> Iterator[None]:
     import fcntl
 
     deadline = time.monotonic() + MIGRATION_LOCK_WAIT_S
-    with open(private_file(Path(f"{database}.migrate.lock")), "a") as handle:
+    with open_stream(Path(f"{database}.migrate.lock"), "ab") as handle:
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -46,7 +46,7 @@ from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from audit.chain import canonical_json
 from audit.domain import GenerationRecord
-from audit.files import private_file, secret_key
+from audit.files import UnsafePath, exists, open_stream, private_file, secret_key
 from audit.vocabulary import GenerationStatus
 
 SPOOL_FILE = "audit-spool.jsonl"
@@ -119,13 +119,24 @@ class Spool:
     def draining(self) -> Iterator[list[GenerationRecord]]:
         """Hold the spool locked and yield its records (oldest first); empty the file when the
         block ends without an exception (write them to the database inside the block).
-        Unreadable lines are quarantined first, so they never block the others."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
+        Unreadable lines are quarantined first, so they never block the others. A spool that
+        is not a regular file of its own (a link put in its place, audit.files) is neither
+        read nor emptied: nothing replays, the caller's own write goes on, verify reports it."""
+        if not exists(self.path):
             yield []
             return
-        key = self.key()
-        with self._locked("r+b") as handle:
-            records, bad = _read(handle.read(), key)
+        try:
+            stream = open_stream(self.path, "r+b")
+        except UnsafePath as exc:
+            log.warning("audit spool not replayed: %s", exc)
+            yield []
+            return
+        with self._locked(stream) as handle:
+            content = handle.read()
+            if not content:
+                yield []
+                return
+            records, bad = _read(content, self.key())
             if bad:
                 self._quarantine(bad)
                 _rewrite(handle, records)
@@ -140,7 +151,7 @@ class Spool:
     def quarantine_entries(self) -> list[Quarantined]:
         """Every quarantined line, oldest first (a line from before reasons were kept: its
         reason says so)."""
-        if not self.quarantine_path.exists():
+        if not exists(self.quarantine_path):
             return []
         with self._locked("rb", self.quarantine_path) as handle:
             return [_entry(raw) for raw in handle.read().split(b"\n") if raw.strip()]
@@ -155,8 +166,11 @@ class Spool:
         log.warning("moved %d spool line(s) to %s", len(lines), self.quarantine_path)
 
     @contextmanager
-    def _locked(self, mode: str, path: Path | None = None) -> Iterator[IO[bytes]]:
-        with open(path or self.path, mode) as handle:
+    def _locked(self, mode: str | IO[bytes], path: Path | None = None) -> Iterator[IO[bytes]]:
+        """The file (the spool, or `path`) opened in `mode` (or a stream already open),
+        held under an exclusive lock."""
+        stream = open_stream(path or self.path, mode) if isinstance(mode, str) else mode
+        with stream as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield handle
@@ -195,7 +209,7 @@ def _entry(raw: bytes) -> Quarantined:
 
 
 def _count_lines(path: Path, locked: Any) -> int:
-    if not path.exists():
+    if not exists(path):
         return 0
     with locked("rb", path) as handle:
         return sum(1 for line in handle if line.strip())

@@ -117,6 +117,8 @@ def _report_spool(ctx: Context) -> bool:
     from app.database import spool_status
 
     status = spool_status(ctx.settings)
+    if status.problem is not None:
+        print(cli_text("cli.failure.error", detail=status.problem), file=sys.stderr)
     if status.pending:
         line = cli_text("cli.accounts.spooled", n=status.pending, path=status.spool_path)
         print(line, file=sys.stderr)
@@ -127,7 +129,7 @@ def _report_spool(ctx: Context) -> bool:
         print(line, file=sys.stderr)
         for reason, n in sorted(status.reasons.items()):  # why each line was set aside
             print(cli_text("cli.accounts.quarantine_reason", n=n, reason=reason), file=sys.stderr)
-    return bool(status.pending or status.quarantined)
+    return bool(status.pending or status.quarantined or status.problem)
 
 
 def cmd_audit_verify(args: argparse.Namespace, ctx: Context) -> int:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.domain import describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -276,7 +277,7 @@ def handle_export(args: argparse.Namespace, ctx: Context) -> int:
     with ctx.session() as session:
         text = firm_clauses.library_yaml(args.doc_type, session=session)
         count = len(firm_clauses.current_versions(args.doc_type, session=session))
-    args.file.write_text(text, encoding="utf-8")
+    write_private(args.file, text.encode("utf-8"))
     print(cli_text("cli.clauses.exported", count=count, path=args.file))
     return 0
 

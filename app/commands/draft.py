@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.domain import MAX_TEMPERATURE, GenerationStatus, describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -282,7 +283,7 @@ def _client(settings: Settings, endpoint: str, lang: str) -> LLMClient | None:
 
 def _write_out(path: Path, text: str, lang: str) -> bool:
     try:
-        path.write_text(text, encoding="utf-8")
+        write_private(path, text.encode("utf-8"))
     except OSError as exc:
         print(
             msg("write_failed", lang, path=path, detail=describe(exc).text(lang)), file=sys.stderr

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from app.commands.inputs import InputError, read_draft
 from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -140,11 +141,13 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             cited_articles=cited,
             reference=default_reference(ctx.settings),
         )
-        out.write_bytes(data)
+        write_private(out, data)
     except ExportError as exc:
         return _fail(str(describe(exc)))
     except OSError as exc:
-        return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
+        return _fail(
+            cli_text("cli.export.cannot_write", path=out, detail=exc.strerror or describe(exc))
+        )
     errors = sum(1 for f in findings if f.severity == "error")
     parts = [both("cli.export.exported", path=out)]
     if args.findings:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.domain import describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -302,6 +303,6 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     )
     for path, data in outputs:
         if path is not None:
-            path.write_bytes(data)
+            write_private(path, data)
             print(cli_text("cli.study.written", path=path), file=sys.stderr)
     return 0

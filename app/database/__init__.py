@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
 from app.database.anchoring import anchor_first_start, watch
+from app.domain import Bilingual, describe
 from audit.anchor import Anchor
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
@@ -89,16 +90,20 @@ class SpoolStatus:
     spool_path: Path
     quarantine_path: Path
     reasons: Mapping[str, int] = field(default_factory=dict)  # why lines were set aside, how many
+    problem: Bilingual | None = None  # the spool or its quarantine cannot be read (a link, ...)
 
 
 def spool_status(settings: Settings) -> SpoolStatus:
     """How many records wait in the spool and how many lines sit in its quarantine: what the
-    Monitor page shows and `lexspec audit verify` counts."""
+    Monitor page shows and `lexspec audit verify` counts; `problem` when either file cannot be
+    read (a link put in its place is refused, never followed: audit.files)."""
     target = spool(settings)
-    reasons = Counter(entry.reason for entry in target.quarantine_entries())
-    return SpoolStatus(
-        target.pending(), sum(reasons.values()), target.path, target.quarantine_path, reasons
-    )
+    try:
+        reasons = Counter(entry.reason for entry in target.quarantine_entries())
+        pending = target.pending()
+    except OSError as exc:
+        return SpoolStatus(0, 0, target.path, target.quarantine_path, problem=describe(exc))
+    return SpoolStatus(pending, sum(reasons.values()), target.path, target.quarantine_path, reasons)
 
 
 def replay_spool(factory: sessionmaker[Session], target: Spool) -> int:
