@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from audit import chain
 from audit.coverage import coverage_faults
 from audit.domain import (
+    COUNT_MAX,
     AuditEvent,
     ChainReport,
     GenerationRecord,
@@ -107,8 +108,16 @@ def record_values(record: GenerationRecord) -> dict[str, Any]:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"GenerationRecord.{name} is not JSON-able: {exc}") from exc
     for name in _INTS:
-        values[name] = None if values[name] is None else int(values[name])
+        value = values[name]
+        if value is not None and not _is_count(value):
+            raise ValueError(
+                f"GenerationRecord.{name} is not a count from 0 to {COUNT_MAX}: {value!r:.40}"
+            )
     return values
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= COUNT_MAX
 
 
 def log_generation(record: GenerationRecord, *, session: Session) -> LoggedGeneration:

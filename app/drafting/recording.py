@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from app.domain import Bilingual
 from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
+from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
@@ -134,6 +135,19 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
     params_dict: dict[str, Any] = asdict(params)
     params_dict["stop"] = list(params.stop)
     params_dict["draft"] = notes_of(outcome).to_dict()
+    refused = dict(stats.refused)
+    counts = {
+        "prompt_tokens": stats.prompt_tokens
+        if stats.prompt_tokens is not None
+        else rendered.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "draft_tokens": stats.draft_tokens,
+        "accepted_tokens": stats.accepted_tokens,
+    }
+    for name, value in counts.items():  # a sum of parts may pass the log's limit too
+        counts[name] = checked(name, value, refused)
+    if refused:  # what the server reported that is not a count: left out, and said here
+        params_dict["refused"] = refused
     return GenerationRecord(
         user_name=user_name,
         doc_type=rendered.doc_type,
@@ -152,13 +166,11 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
         params=params_dict,
         ttft_s=stats.ttft_s,
         total_s=stats.total_s,
-        prompt_tokens=stats.prompt_tokens
-        if stats.prompt_tokens is not None
-        else rendered.prompt_tokens,
-        completion_tokens=stats.completion_tokens,
+        prompt_tokens=counts["prompt_tokens"],
+        completion_tokens=counts["completion_tokens"] or 0,
         tokens_per_s=stats.tokens_per_s,
-        draft_tokens=stats.draft_tokens,
-        accepted_tokens=stats.accepted_tokens,
+        draft_tokens=counts["draft_tokens"],
+        accepted_tokens=counts["accepted_tokens"],
         findings=list(outcome.findings),
     )
 
