@@ -143,6 +143,17 @@ class Spool:
             yield [record for record, _ in records]
             _rewrite(handle, [])
 
+    def line(self, record: GenerationRecord) -> str:
+        """`record` as one spool line (no newline), for a caller that can write no file:
+        signed when the key can be read (appended to the spool later, it replays), else
+        without a MAC (it would be quarantined: a person must look at it)."""
+        try:
+            return _line(record, self.key()).rstrip("\n")
+        except OSError:
+            values = {f.name: getattr(record, f.name) for f in fields(record)}
+            body = {"spooled_at": datetime.now(UTC).isoformat(), "record": values}
+            return json.dumps(body, ensure_ascii=False, default=_plain)
+
     def set_aside(self, record: GenerationRecord, reason: str) -> None:
         """Keep a record the log or the database refuses (it would block the spool) in the
         quarantine file, with the reason."""

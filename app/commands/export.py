@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.inputs import InputError, read_draft
+from app.commands.inputs import InputError, read_draft, record_id
 from app.domain import Bilingual, describe
 from app.i18n import both, cli_text
 from audit.files import write_private
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=cli_text("cli.export.export.description"),
     )
     p.add_argument("input", nargs="?", help=cli_text("cli.export.input"))
-    p.add_argument("--revision", type=int, help=cli_text("cli.export.revision"))
+    p.add_argument("--revision", type=record_id, help=cli_text("cli.export.revision"))
     p.add_argument("--tracked", action="store_true", help=cli_text("cli.export.tracked"))
     p.add_argument("--out", type=Path, help=cli_text("cli.export.out"))
     p.add_argument(
