@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -150,13 +150,17 @@ def all_metadata() -> MetaData:
     return Base.metadata
 
 
-def alembic_config(connection: Connection | None = None) -> Any:
-    """An Alembic Config built in code, so no alembic.ini is needed in the working directory."""
+def alembic_config(
+    connection: Connection | None = None, cover_key: Callable[[], bytes] | None = None
+) -> Any:
+    """An Alembic Config built in code, so no alembic.ini is needed in the working directory;
+    `cover_key` is the audit key for a migration that signs covered rows (0012)."""
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
+    config.attributes["cover_key"] = cover_key
     return config
 
 
@@ -167,8 +171,13 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock.
+def migrate(
+    engine: Engine, revision: str = "head", *, cover_key: Callable[[], bytes] | None = None
+) -> bool:
+    """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock;
+    True when this call ran the upgrade (it may have found nothing left to do under the lock).
+    `cover_key`: the audit key, which migration 0012 needs to sign the covered rows of a
+    database that has some (app.database passes the anchor's key).
 
     Safe to call from many processes at the same moment on a fresh database: one migrates,
     the others wait (at most MIGRATION_LOCK_WAIT_S) and then find nothing left to do.
@@ -176,7 +185,7 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic import command
 
     if revision == "head" and current_revision(engine) == head_revision():
-        return
+        return False
     with (
         _file_lock(engine),
         engine.connect() as connection,
@@ -187,8 +196,9 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
             connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
-        command.upgrade(alembic_config(connection), revision)
+        command.upgrade(alembic_config(connection, cover_key), revision)
         _check_foreign_keys(connection)
+    return True
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.orm import Session
 
 from audit import chain
-from audit.coverage import coverage_faults
+from audit.coverage import coverage_faults, signed
 from audit.domain import (
     COUNT_MAX,
     AuditEvent,
@@ -161,8 +161,12 @@ def _one_line(exc: BaseException) -> str:
 def append_event(
     *, session: Session, actor: str, kind: EventKind, payload: Mapping[str, Any]
 ) -> int:
-    """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id."""
-    row = Event(actor=actor, kind=kind, payload=chain.normalise(dict(payload)))
+    """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id.
+    The rows it covers are signed for its seq (audit.coverage.signed: the session's audit key)."""
+    seq = _lock_head(session).last_seq + 1  # held until the commit: _append takes this seq
+    row = Event(
+        actor=actor, kind=kind, payload=chain.normalise(signed(payload, seq, session=session))
+    )
     _append(row, session=session)
     return row.id
 

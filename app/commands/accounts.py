@@ -192,12 +192,13 @@ def cmd_audit_checkpoint(_args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_db_upgrade(_args: argparse.Namespace, ctx: Context) -> int:
-    from audit.db import current_revision, make_engine, migrate
+    from app.database import get_engine
+    from audit.db import current_revision, make_engine
 
     engine = make_engine(ctx.settings.resolved_database_url)
     before = current_revision(engine)
-    migrate(engine)
-    after = current_revision(engine)
     engine.dispose()
+    engine = get_engine(ctx.settings)  # migrated as every first use is: with the audit key,
+    after = current_revision(engine)  # and the rows a migration chains anchored
     print(cli_text("cli.accounts.schema", before=before or "(empty)", after=after))
     return 0

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.commands.inputs import count, read_yaml, record_id
+from app.commands.inputs import InputError, count, read_yaml, record_id
 from app.domain import describe
 from app.i18n import cli_text
 from audit.files import write_private
@@ -117,7 +117,7 @@ def _guarded(
 
         try:
             return handler(args, ctx)
-        except (ReviewError, PermissionDenied) as exc:  # a mistake in the request: exit 2
+        except (ReviewError, PermissionDenied, InputError) as exc:  # a mistake: exit 2
             print(cli_text("cli.study.error", detail=describe(exc)), file=sys.stderr)
         except OperationalError as exc:  # the database does not answer: exit 1, as elsewhere
             reason = str(exc.orig or exc).strip().splitlines()[0]
