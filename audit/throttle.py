@@ -2,11 +2,14 @@
 
 Before a password is checked, `reserve` claims one attempt for the (folded) user name in a
 single conditional UPDATE, in its own short transaction that commits at once: the claim is
-granted only while fewer than `max_failures` attempts were made (or `lockout_s` has passed
-since the last one), so however many guesses arrive at once, from however many processes,
-at most `max_failures` reach the password check. A granted claim stays counted (a failure)
-unless the sign-in succeeds, which `clear`s the name in the caller's unit of work. A name
-that has not been tried for `window_s` starts again from zero.
+granted only while fewer than `max_failures` attempts were made and none in the last
+`spacing_s` (or `lockout_s` has passed since the last one), so however many guesses arrive at
+once, from however many processes, one reaches the password check, and at most
+`max_failures` do in a window. A granted claim stays counted (a failure) unless the sign-in
+succeeds, which `clear`s the name in the caller's unit of work. A name that has not been tried
+for `window_s` starts again from zero, so its row is deleted then (the table holds only the
+names tried in the last `window_s`; the caller refuses a name no account can have before it
+comes here, so no row is ever longer than a user name).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Limits:
     max_failures: int = 5
     window_s: float = 300.0
     lockout_s: float = 60.0
+    spacing_s: float = 1.0  # one try at a time: a burst of parallel guesses gets one check
 
 
 def _engine(session: Session) -> Engine:
@@ -44,6 +48,7 @@ def reserve(name_key: str, *, session: Session, limits: Limits, now: float) -> f
         raise RuntimeError("reserve() needs a session that has not begun (it could wait on it)")
     table = SignInAttempt.__table__
     with _engine(session).begin() as conn:
+        conn.execute(delete(SignInAttempt).where(SignInAttempt.last_at <= now - limits.window_s))
         insert = (sqlite if conn.dialect.name == "sqlite" else postgresql).insert(table)
         conn.execute(
             insert.values(name_key=name_key, attempts=0, last_at=0.0).on_conflict_do_nothing()
@@ -53,7 +58,10 @@ def reserve(name_key: str, *, session: Session, limits: Limits, now: float) -> f
             update(SignInAttempt)
             .where(
                 SignInAttempt.name_key == name_key,
-                (SignInAttempt.attempts < limits.max_failures)
+                (
+                    (SignInAttempt.attempts < limits.max_failures)
+                    & (SignInAttempt.last_at <= now - limits.spacing_s)
+                )
                 | (SignInAttempt.last_at <= now - limits.lockout_s),
             )
             .values(
@@ -63,10 +71,13 @@ def reserve(name_key: str, *, session: Session, limits: Limits, now: float) -> f
         ).rowcount
         if granted:
             return 0.0
-        last = conn.execute(
-            select(SignInAttempt.last_at).where(SignInAttempt.name_key == name_key)
-        ).scalar_one()
-    return max(1.0, float(last) + limits.lockout_s - now)
+        last, tried = conn.execute(
+            select(SignInAttempt.last_at, SignInAttempt.attempts).where(
+                SignInAttempt.name_key == name_key
+            )
+        ).one()
+    pause = limits.spacing_s if tried < limits.max_failures else limits.lockout_s
+    return max(1.0, float(last) + pause - now)
 
 
 def clear(name_key: str, *, session: Session) -> None:

@@ -26,6 +26,7 @@ SESSION_KEY = "lexspec_user"
 MAX_FAILURES = 5
 FAILURE_WINDOW_S = 300.0
 LOCKOUT_S = 60.0
+SPACING_S = 1.0  # one password check at a time per name
 
 
 class StateStore(Protocol):
@@ -47,8 +48,9 @@ class SignInError(BilingualError):
 
 class FailureThrottle:
     """Failed sign-ins per name, counted in the database (audit.throttle): atomic and shared by
-    every app process. At most `max_failures` tries per `window_s` reach the password check;
-    after that one more per `lockout_s`."""
+    every app process. At most `max_failures` tries per `window_s` reach the password check,
+    one at a time (`spacing_s` apart: a burst of parallel guesses gets one); after that one
+    more per `lockout_s`."""
 
     def __init__(
         self,
@@ -56,8 +58,9 @@ class FailureThrottle:
         window_s: float = FAILURE_WINDOW_S,
         lockout_s: float = LOCKOUT_S,
         clock: Callable[[], float] = time.time,
+        spacing_s: float = SPACING_S,
     ) -> None:
-        self.limits = attempts.Limits(max_failures, window_s, lockout_s)
+        self.limits = attempts.Limits(max_failures, window_s, lockout_s, spacing_s)
         self._clock = clock
 
     def reserve(self, name: str, *, session: Session) -> float:
@@ -79,8 +82,11 @@ def sign_in(
     throttle: FailureThrottle = THROTTLE,
 ) -> User:
     """The user for a correct name and password of an enabled account; SignInError otherwise.
-    Pass a session that has not begun yet: the throttle commits its count first, on its own."""
+    Pass a session that has not begun yet: the throttle commits its count first, on its own.
+    A name longer than any account's is refused before the throttle, so it adds no row."""
     key = users.name_key(name.strip())
+    if len(name.strip()) > users.MAX_NAME_LENGTH or len(key) > users.MAX_NAME_KEY_LENGTH:
+        raise SignInError("用户名或密码不正确", "Wrong user name or password")
     wait = throttle.reserve(key, session=session)  # atomic: at most the limit get past here
     if wait > 0:
         raise SignInError(
