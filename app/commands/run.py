@@ -98,7 +98,7 @@ def _start_app(args: argparse.Namespace, settings: Settings, env: dict[str, str]
     print("==> starting the app")
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", str(Path("app") / "main.py"),
+            sys.executable, "-m", "streamlit", "run", str(Path("app") / "web.py"),
             "--server.address", settings.app_host, "--server.port", str(app_port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--logger.level", "warning",
