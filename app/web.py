@@ -11,28 +11,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from app.accounts.handoff import COOKIE, HANDOFF_PATH, HANDOFFS
-
-CODE_CHARS = 64  # a code is 43 characters; a body longer than this is not one
+from app.accounts.handoff import HANDOFF_PATH, set_cookie_header
 
 
 async def set_session_cookie(request: Request) -> Response:
     """POST a one-time code: 204 with the cookie it stands for set (or removed), HttpOnly;
-    403 for any other body."""
-    body = await request.body()
-    offer = HANDOFFS.take(body[:CODE_CHARS].decode("ascii", "replace"), now=time.time())
-    if offer is None:
+    403 for any other body. Secure when the request came over https (or a TLS proxy says so)."""
+    https = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
+    header = set_cookie_header(await request.body(), https=https, now=time.time())
+    if header is None:
         return Response(status_code=403)
-    response = Response(status_code=204, headers={"Cache-Control": "no-store"})
-    secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
-    if offer.token is None:
-        response.delete_cookie(COOKIE, path="/", secure=secure, httponly=True, samesite="strict")
-    else:
-        response.set_cookie(
-            COOKIE, offer.token, max_age=offer.max_age, path="/",
-            secure=secure, httponly=True, samesite="strict",
-        )  # fmt: skip
-    return response
+    return Response(status_code=204, headers={"Set-Cookie": header, "Cache-Control": "no-store"})
 
 
 app = st.App("main.py", routes=[Route(HANDOFF_PATH, set_session_cookie, methods=["POST"])])

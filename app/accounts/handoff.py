@@ -18,6 +18,7 @@ from __future__ import annotations
 import secrets
 import threading
 from dataclasses import dataclass
+from http.cookies import SimpleCookie
 
 COOKIE = "lexspec_session"
 HANDOFF_PATH = "/lexspec/session"
@@ -56,3 +57,21 @@ class Handoffs:
 
 
 HANDOFFS = Handoffs()  # the server process's one
+CODE_CHARS = 64  # a code is 43 characters; a longer body is not one
+
+
+def set_cookie_header(body: bytes, *, https: bool, now: float) -> str | None:
+    """The `Set-Cookie` header the route answers a POSTed code with: the offered token (or
+    its removal), HttpOnly, SameSite=Strict, Path=/, Secure over https; None when `body` is
+    not a fresh code (the route answers 403)."""
+    offer = HANDOFFS.take(body[:CODE_CHARS].decode("ascii", "replace"), now=now)
+    if offer is None:
+        return None
+    cookie: SimpleCookie = SimpleCookie()
+    cookie[COOKIE] = offer.token or ""
+    morsel = cookie[COOKIE]
+    morsel["path"], morsel["httponly"], morsel["samesite"] = "/", True, "Strict"
+    morsel["max-age"] = offer.max_age if offer.token is not None else 0
+    if https:
+        morsel["secure"] = True
+    return morsel.OutputString()

@@ -30,7 +30,7 @@ from audit import chain, store, users
 from audit.coverage import cover_mac, covers
 from audit.db import current_revision, make_engine, migrate
 from audit.models import Event
-from tests.conftest import TEST_AUDIT_KEY, keyed_factory
+from tests.conftest import TEST_AUDIT_KEY, MakeContext, keyed_factory
 from tests.servers import run_lexspec
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
@@ -231,3 +231,28 @@ def test_migration_0012_signs_what_the_chain_vouched_for_and_needs_the_key(db_ur
             assert accounts.sign_in("alice", PASSWORD, session=session).name == "alice"
     finally:
         engine.dispose()
+
+
+def test_an_installation_upgraded_to_0012_verifies_clean(
+    make_context: MakeContext, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rows a migration chains (0012's signed baseline) are checkpointed at the start that
+    ran it: verify does not report them as vouched for by no checkpoint."""
+    from alembic import command
+
+    from app import database
+    from app.cli import main
+    from audit.db import alembic_config
+
+    ctx = make_context(lang="en", data_dir=tmp_path / "data")
+    argv = ["user", "add", "alice", "--role", "drafter", "--password", PASSWORD]
+    assert main(argv, context=ctx) == 0
+    database.reset()
+    engine = make_engine(ctx.settings.resolved_database_url)
+    with engine.begin() as connection:  # an installation at 0011, checkpoints and all
+        command.downgrade(alembic_config(connection), "0011")
+    engine.dispose()
+    capsys.readouterr()
+    assert main(["audit", "verify"], context=ctx) == 0, capsys.readouterr().err
+    with ctx.session() as session:
+        assert store.list_events(session=session)[0].actor == "migration 0012"
