@@ -26,7 +26,6 @@ SESSION_KEY = "lexspec_user"
 MAX_FAILURES = 5
 FAILURE_WINDOW_S = 300.0
 LOCKOUT_S = 60.0
-SPACING_S = 1.0  # one password check at a time per name
 
 
 class StateStore(Protocol):
@@ -48,9 +47,8 @@ class SignInError(BilingualError):
 
 class FailureThrottle:
     """Failed sign-ins per name, counted in the database (audit.throttle): atomic and shared by
-    every app process. At most `max_failures` tries per `window_s` reach the password check,
-    one at a time (`spacing_s` apart: a burst of parallel guesses gets one); after that one
-    more per `lockout_s`."""
+    every app process. At most `max_failures` tries per `window_s` reach the password check
+    (however many arrive at once); after that one more per `lockout_s`."""
 
     def __init__(
         self,
@@ -58,9 +56,8 @@ class FailureThrottle:
         window_s: float = FAILURE_WINDOW_S,
         lockout_s: float = LOCKOUT_S,
         clock: Callable[[], float] = time.time,
-        spacing_s: float = SPACING_S,
     ) -> None:
-        self.limits = attempts.Limits(max_failures, window_s, lockout_s, spacing_s)
+        self.limits = attempts.Limits(max_failures, window_s, lockout_s)
         self._clock = clock
 
     def reserve(self, name: str, *, session: Session) -> float:
