@@ -158,9 +158,10 @@ class Entry:
     def unsigned(self) -> Bilingual:
         said = "".join(f", {k}: {v}" for k, v in self.claims)
         return Bilingual(
-            f"由 LexSpec 未签署的事件担保（第 {self.seq} 行 {self.kind}，操作人 {self.actor}{said}）：在 LexSpec 之外写入",
+            f"由 LexSpec 未签署的事件担保（第 {self.seq} 行 {self.kind}，操作人 {self.actor}{said}）："
+            "在 LexSpec 之外写入（或审计密钥被替换）",
             f"vouched for by an event LexSpec did not sign (seq {self.seq} {self.kind} by "
-            f"{self.actor}{said}): written outside LexSpec",
+            f"{self.actor}{said}): written outside LexSpec (or the audit key was replaced)",
         )
 
 
