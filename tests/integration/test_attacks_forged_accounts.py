@@ -236,23 +236,40 @@ def test_migration_0012_signs_what_the_chain_vouched_for_and_needs_the_key(db_ur
 def test_an_installation_upgraded_to_0012_verifies_clean(
     make_context: MakeContext, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The rows a migration chains (0012's signed baseline) are checkpointed at the start that
-    ran it: verify does not report them as vouched for by no checkpoint."""
-    from alembic import command
+    """An installation as LexSpec at 0011 left it (an account chained without a signature,
+    anchored by a checkpoint) starts on this code: 0012 signs the account in a new chained row,
+    and that row is checkpointed by the start that ran the migration (verify does not report it
+    as vouched for by no checkpoint), and alice signs in."""
+    from sqlalchemy.orm import Session as OrmSession
 
     from app import database
     from app.cli import main
-    from audit.db import alembic_config
+    from app.database.anchoring import anchor
 
     ctx = make_context(lang="en", data_dir=tmp_path / "data")
-    argv = ["user", "add", "alice", "--role", "drafter", "--password", PASSWORD]
-    assert main(argv, context=ctx) == 0
-    database.reset()
     engine = make_engine(ctx.settings.resolved_database_url)
-    with engine.begin() as connection:  # an installation at 0011, checkpoints and all
-        command.downgrade(alembic_config(connection), "0011")
+    migrate(engine, "0011")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (name, name_key, role, password_hash, must_change_password,"
+                " created_at, disabled, credential_version)"
+                " VALUES ('alice', 'alice', 'drafter', :h, false, :t, false, 0)"
+            ),
+            {"h": PasswordHasher.from_parameters(profiles.CHEAPEST).hash(PASSWORD),
+             "t": datetime(2026, 11, 1, 9, 0, 0, 654321)},
+        )  # fmt: skip
+    with OrmSession(engine) as session:
+        entry = covers("users", 1, session=session)
+    seq = _forge(engine, "user.created", {"name": "alice", "covers": [entry]})
+    with engine.connect() as conn:
+        head = str(conn.execute(text("SELECT last_hash FROM audit_chain_head")).scalar_one())
+    anchor(ctx.settings).record(1, seq, head)  # what 0011's app wrote after that commit
     engine.dispose()
     capsys.readouterr()
     assert main(["audit", "verify"], context=ctx) == 0, capsys.readouterr().err
     with ctx.session() as session:
         assert store.list_events(session=session)[0].actor == "migration 0012"
+    with ctx.session_factory() as session:
+        assert accounts.sign_in("alice", PASSWORD, session=session).name == "alice"
+    database.reset()

@@ -9,8 +9,9 @@ anchor's key file, outside the database) bound to the seq of its event, and only
 entry vouches for a row (audit.coverage).
 
 This migration chains one `audit.coverage_baseline` event whose entries are signed, covering
-every covered row whose current digest equals the newest digest the chain holds for it: a row
-changed outside LexSpec before the upgrade is left out and stays reported. It needs the key
+every covered row whose current digest equals the newest digest the chain holds for it and
+whose newest entry is not signed yet: a row changed outside LexSpec before the upgrade is left
+out and stays reported (and a database whose entries are all signed gets no event). It needs the key
 (`audit.db.migrate(..., cover_key=)`, which app.database and `lexspec db upgrade` pass); a
 database with rows to sign migrated without it stops, changing nothing. Downgrade changes
 nothing: the signed entries stay in the chain (a chained event is never removed) and the
@@ -70,47 +71,58 @@ class NeedsAuditKey(BilingualError, RuntimeError):
 
 def upgrade() -> None:
     connection = op.get_bind()
-    covers = _vouched(connection)
-    if not covers:
+    vouched = _vouched(connection)
+    if not vouched:
         return
     key_of: Callable[[], bytes] | None = context.config.attributes.get("cover_key")
     if key_of is None:
         raise NeedsAuditKey(
-            f"迁移 0012 需要审计密钥来签署 {len(covers)} 条记录的摘要：请用 lexspec db upgrade 运行",
-            f"migration 0012 signs the digests of {len(covers)} covered row(s) with the audit "
+            f"迁移 0012 需要审计密钥来签署 {len(vouched)} 条记录的摘要：请用 lexspec db upgrade 运行",
+            f"migration 0012 signs the digests of {len(vouched)} covered row(s) with the audit "
             "key: run it through LexSpec (lexspec db upgrade), which knows the key",
         )
-    _append_baseline(connection, covers, key_of())
+    key = key_of()
+    unsigned = [entry for entry, (seq, mac) in vouched if mac != _mac(key, entry, seq)]
+    if unsigned:
+        _append_baseline(connection, unsigned, key)
 
 
 def downgrade() -> None:
     pass  # the signed entries stay in the chain; revision 0011 ignores their `mac`
 
 
-def _newest_digests(connection: sa.Connection) -> dict[tuple[str, int], str]:
-    """The newest digest the chain holds for every covered row (as audit.coverage reads it)."""
+Newest = tuple[str, int, Any]  # the newest entry's digest, its event's seq, and its mac
+
+
+def _newest_entries(connection: sa.Connection) -> dict[tuple[str, int], Newest]:
+    """The newest entry the chain holds for every covered row (as audit.coverage reads it)."""
     events = sa.table("audit_events", sa.column("seq"), sa.column("payload", sa.JSON()))
-    newest: dict[tuple[str, int], str] = {}
-    for (payload,) in connection.execute(sa.select(events.c.payload).order_by(events.c.seq)):
+    query = sa.select(events.c.seq, events.c.payload).order_by(events.c.seq)
+    newest: dict[tuple[str, int], Newest] = {}
+    for seq, payload in connection.execute(query):
         entries = payload.get("covers") if isinstance(payload, dict) else None
         for entry in entries if isinstance(entries, list) else ():
             if isinstance(entry, dict) and entry.get("table") in COVERED_COLUMNS:
-                newest[(str(entry["table"]), int(entry["id"]))] = str(entry.get("digest"))
+                where = (str(entry["table"]), int(entry["id"]))
+                newest[where] = (str(entry.get("digest")), int(seq), entry.get("mac"))
     return newest
 
 
-def _vouched(connection: sa.Connection) -> list[dict[str, Any]]:
-    """A covers entry (unsigned yet) for every row the chain vouches for as it stands."""
-    newest = _newest_digests(connection)
-    covers: list[dict[str, Any]] = []
+def _vouched(connection: sa.Connection) -> list[tuple[dict[str, Any], tuple[int, Any]]]:
+    """A covers entry (unsigned) for every row the chain vouches for as it stands, with the seq
+    and mac of the newest entry that vouches for it now."""
+    newest = _newest_entries(connection)
+    vouched: list[tuple[dict[str, Any], tuple[int, Any]]] = []
     for name, columns in COVERED_COLUMNS.items():
         table = sa.Table(name, sa.MetaData(), autoload_with=connection)
         for row in connection.execute(sa.select(table).order_by(table.c.id)):
             values = row._mapping
             digest = chain.row_hash(name, {c: values[c] for c in columns})
-            if newest.get((name, int(values["id"]))) == digest:
-                covers.append({"table": name, "id": int(values["id"]), "digest": digest})
-    return covers
+            found = newest.get((name, int(values["id"])))
+            if found is not None and found[0] == digest:
+                entry = {"table": name, "id": int(values["id"]), "digest": digest}
+                vouched.append((entry, (found[1], found[2])))
+    return vouched
 
 
 def _mac(key: bytes, entry: dict[str, Any], seq: int) -> str:
