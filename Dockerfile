@@ -14,8 +14,8 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends libgomp1 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 1000 lexspec \
-    && mkdir -p /data \
-    && chown lexspec:lexspec /data
+    && mkdir -p /data /corpus \
+    && chown lexspec:lexspec /data /corpus
 WORKDIR /app
 COPY --from=build --chown=lexspec:lexspec /app /app
 ENV PATH="/app/.venv/bin:${PATH}" \
@@ -25,4 +25,4 @@ USER lexspec
 EXPOSE 8501 8001
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s \
     CMD python -c "import urllib.request as u; u.urlopen('http://localhost:8501/_stcore/health', timeout=4)" || exit 1
-CMD ["sh", "-c", "lexspec db upgrade && exec streamlit run app/main.py --server.address 0.0.0.0 --server.port 8501 --server.headless true --browser.gatherUsageStats false"]
+CMD ["sh", "-c", "lexspec db upgrade && exec streamlit run app/web.py --server.address 0.0.0.0 --server.port 8501 --server.headless true --browser.gatherUsageStats false"]

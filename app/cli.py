@@ -44,7 +44,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    _literal_help(parser)
     return parser
+
+
+def _literal_help(parser: argparse.ArgumentParser) -> None:
+    """Every help text of `parser` and its subcommands shown as written: argparse formats help
+    with `%`, so a `%` in a text ("80% 检验力") would fail `--help`; each is doubled here."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = _escaped(choice.help)
+            for sub in dict.fromkeys(action.choices.values()):
+                _literal_help(sub)
+        action.help = _escaped(action.help)
+
+
+def _escaped(text: str | None) -> str | None:
+    return text if text is None or text is argparse.SUPPRESS else text.replace("%", "%%")
 
 
 def main(argv: list[str] | None = None, *, context: Context | None = None) -> int:

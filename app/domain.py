@@ -359,6 +359,8 @@ class GenerationStats:
     decode_s: float | None = None
     tokens_estimated: bool = False
     recorded_tokens_per_s: float | None = None  # as stored in the audit log (History)
+    # numbers the server reported that are not counts (app.llm.reported): (name, value) pairs
+    refused: tuple[tuple[str, str], ...] = ()
 
     @property
     def tokens_per_s(self) -> float | None:

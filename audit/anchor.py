@@ -29,7 +29,7 @@ from pathlib import Path
 
 from audit.chain import canonical_json
 from audit.domain import Bilingual, BilingualError
-from audit.files import private_file, secret_key
+from audit.files import exists, open_private, read_private, secret_key
 
 KEY_BYTES = 32
 
@@ -115,8 +115,7 @@ class Anchor:
     def record(self, first: int, seq: int, head_hash: str) -> Checkpoint:
         """Sign and append a checkpoint (fsynced; O_APPEND keeps concurrent lines whole)."""
         checkpoint = self.sign(first, seq, head_hash)
-        private_file(self.checkpoint_path)
-        fd = os.open(self.checkpoint_path, os.O_WRONLY | os.O_APPEND)
+        fd = open_private(self.checkpoint_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, (checkpoint.line() + "\n").encode("ascii"))
             os.fsync(fd)
@@ -125,16 +124,17 @@ class Anchor:
         return checkpoint
 
     def has_checkpoints(self) -> bool:
-        return self.checkpoint_path.exists() and self.checkpoint_path.stat().st_size > 0
+        return exists(self.checkpoint_path) and os.lstat(self.checkpoint_path).st_size > 0
 
     def read(self) -> CheckpointLog:
         """Every checkpoint whose signature holds; lines that do not parse or verify are counted."""
-        if not self.checkpoint_path.exists():
+        if not exists(self.checkpoint_path):
             return CheckpointLog((), 0)
         key = self.key()
         valid: list[Checkpoint] = []
         bad = 0
-        for text in self.checkpoint_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        content = read_private(self.checkpoint_path).decode("utf-8", errors="replace")
+        for text in content.splitlines():
             if not text.strip():
                 continue
             try:

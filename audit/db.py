@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-from audit.files import private_file
+from audit.files import open_stream, private_path, refuse_link
 from audit.storable import normalise_on_flush
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -44,6 +44,7 @@ MODEL_MODULES = (
     "audit.matter_models",
 )
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # the files SQLite writes beside a database
 MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up
 PG_MIGRATION_LOCK_KEY = 7_406_813_501  # any fixed bigint, the same in every process
 
@@ -58,13 +59,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return _create(url, pool_pre_ping=True, **kwargs)
     timeout_s = _sqlite_timeout(parsed)  # a bad ?timeout= is refused before any file is made
-    if parsed.database and parsed.database != ":memory:":
-        private_file(Path(parsed.database))  # 0600 before SQLite opens it (-wal/-shm follow)
     engine = _create(
         parsed.difference_update_query(["timeout"]),
         connect_args={"timeout": timeout_s},
         **kwargs,
     )
+    if parsed.database and parsed.database != ":memory:":
+        database = Path(parsed.database)
+        private_path(database)  # 0600 before SQLite opens it (-wal/-shm follow its mode)
+        _sqlite_files_unlinked(database)
+        event.listen(engine, "do_connect", lambda *_: _sqlite_files_unlinked(database))
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "begin", _sqlite_on_begin)
     return engine
@@ -80,6 +84,14 @@ def _create(url: str | URL, **kwargs: Any) -> Engine:
         raise ArgumentError(
             f"the database driver for {backend} is not installed ({exc.name or exc})"
         ) from exc
+
+
+def _sqlite_files_unlinked(database: Path) -> None:
+    """Before every connection: neither the database nor a file SQLite keeps beside it is a
+    link (SQLite would write through one: audit.files.UnsafePath instead). Checked without
+    opening them (audit.files.private_path says why)."""
+    for suffix in ("", *SQLITE_COMPANIONS):
+        refuse_link(Path(f"{database}{suffix}"))
 
 
 def _sqlite_timeout(parsed: URL) -> float:
@@ -139,13 +151,17 @@ def all_metadata() -> MetaData:
     return Base.metadata
 
 
-def alembic_config(connection: Connection | None = None) -> Any:
-    """An Alembic Config built in code, so no alembic.ini is needed in the working directory."""
+def alembic_config(
+    connection: Connection | None = None, cover_key: Callable[[], bytes] | None = None
+) -> Any:
+    """An Alembic Config built in code, so no alembic.ini is needed in the working directory;
+    `cover_key` is the audit key for a migration that signs covered rows (0012)."""
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
+    config.attributes["cover_key"] = cover_key
     return config
 
 
@@ -156,8 +172,13 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock.
+def migrate(
+    engine: Engine, revision: str = "head", *, cover_key: Callable[[], bytes] | None = None
+) -> bool:
+    """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock;
+    True when this call ran the upgrade (it may have found nothing left to do under the lock).
+    `cover_key`: the audit key, which migration 0012 needs to sign the covered rows of a
+    database that has some (app.database passes the anchor's key).
 
     Safe to call from many processes at the same moment on a fresh database: one migrates,
     the others wait (at most MIGRATION_LOCK_WAIT_S) and then find nothing left to do.
@@ -165,7 +186,7 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     from alembic import command
 
     if revision == "head" and current_revision(engine) == head_revision():
-        return
+        return False
     with (
         _file_lock(engine),
         engine.connect() as connection,
@@ -176,8 +197,9 @@ def migrate(engine: Engine, revision: str = "head") -> None:
             wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
             connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
-        command.upgrade(alembic_config(connection), revision)
+        command.upgrade(alembic_config(connection, cover_key), revision)
         _check_foreign_keys(connection)
+    return True
 
 
 @contextmanager
@@ -214,7 +236,7 @@ def _file_lock(engine: Engine) -> Iterator[None]:
     import fcntl
 
     deadline = time.monotonic() + MIGRATION_LOCK_WAIT_S
-    with open(private_file(Path(f"{database}.migrate.lock")), "a") as handle:
+    with open_stream(Path(f"{database}.migrate.lock"), "ab") as handle:
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -47,6 +47,11 @@ class BilingualError(Exception):
         return self.bilingual.text(lang)
 
 
+# The largest count (tokens, drafts) a generation record holds: PostgreSQL's integer column.
+# A number from outside (a model server's usage, a spool line) is checked against it.
+COUNT_MAX = 2**31 - 1
+
+
 def error_count(findings: object) -> int:
     """How many of the stored findings (Finding.to_dict() dicts) are errors: the one count the
     history list, a revision's save message and the revision table show. Anything that is not

@@ -1,5 +1,5 @@
 """SQLAlchemy model of a matter (案件): a client's cross-border transfer and its facts, entered
-once; every document drafted for it starts from them (migration 0014).
+once; every document drafted for it starts from them (migration 0013).
 
 A row is one version of a matter's facts, chained like a generation or a revision (seq,
 prev_hash, row_hash), so the facts a lawyer relied on can be neither altered nor removed

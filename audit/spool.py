@@ -46,7 +46,7 @@ from typing import IO, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from audit.chain import canonical_json
 from audit.domain import GenerationRecord
-from audit.files import private_file, secret_key
+from audit.files import UnsafePath, exists, open_stream, private_file, secret_key
 from audit.vocabulary import GenerationStatus
 
 SPOOL_FILE = "audit-spool.jsonl"
@@ -119,18 +119,40 @@ class Spool:
     def draining(self) -> Iterator[list[GenerationRecord]]:
         """Hold the spool locked and yield its records (oldest first); empty the file when the
         block ends without an exception (write them to the database inside the block).
-        Unreadable lines are quarantined first, so they never block the others."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
+        Unreadable lines are quarantined first, so they never block the others. A spool that
+        is not a regular file of its own (a link put in its place, audit.files) is neither
+        read nor emptied: nothing replays, the caller's own write goes on, verify reports it."""
+        if not exists(self.path):
             yield []
             return
-        key = self.key()
-        with self._locked("r+b") as handle:
-            records, bad = _read(handle.read(), key)
+        try:
+            stream = open_stream(self.path, "r+b")
+        except UnsafePath as exc:
+            log.warning("audit spool not replayed: %s", exc)
+            yield []
+            return
+        with self._locked(stream) as handle:
+            content = handle.read()
+            if not content:
+                yield []
+                return
+            records, bad = _read(content, self.key())
             if bad:
                 self._quarantine(bad)
                 _rewrite(handle, records)
             yield [record for record, _ in records]
             _rewrite(handle, [])
+
+    def line(self, record: GenerationRecord) -> str:
+        """`record` as one spool line (no newline), for a caller that can write no file:
+        signed when the key can be read (appended to the spool later, it replays), else
+        without a MAC (it would be quarantined: a person must look at it)."""
+        try:
+            return _line(record, self.key()).rstrip("\n")
+        except OSError:
+            values = {f.name: getattr(record, f.name) for f in fields(record)}
+            body = {"spooled_at": datetime.now(UTC).isoformat(), "record": values}
+            return json.dumps(body, ensure_ascii=False, default=_plain)
 
     def set_aside(self, record: GenerationRecord, reason: str) -> None:
         """Keep a record the log or the database refuses (it would block the spool) in the
@@ -140,7 +162,7 @@ class Spool:
     def quarantine_entries(self) -> list[Quarantined]:
         """Every quarantined line, oldest first (a line from before reasons were kept: its
         reason says so)."""
-        if not self.quarantine_path.exists():
+        if not exists(self.quarantine_path):
             return []
         with self._locked("rb", self.quarantine_path) as handle:
             return [_entry(raw) for raw in handle.read().split(b"\n") if raw.strip()]
@@ -155,8 +177,11 @@ class Spool:
         log.warning("moved %d spool line(s) to %s", len(lines), self.quarantine_path)
 
     @contextmanager
-    def _locked(self, mode: str, path: Path | None = None) -> Iterator[IO[bytes]]:
-        with open(path or self.path, mode) as handle:
+    def _locked(self, mode: str | IO[bytes], path: Path | None = None) -> Iterator[IO[bytes]]:
+        """The file (the spool, or `path`) opened in `mode` (or a stream already open),
+        held under an exclusive lock."""
+        stream = open_stream(path or self.path, mode) if isinstance(mode, str) else mode
+        with stream as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield handle
@@ -195,7 +220,7 @@ def _entry(raw: bytes) -> Quarantined:
 
 
 def _count_lines(path: Path, locked: Any) -> int:
-    if not path.exists():
+    if not exists(path):
         return 0
     with locked("rb", path) as handle:
         return sum(1 for line in handle if line.strip())

@@ -17,8 +17,9 @@ from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.orm import Session
 
 from audit import chain
-from audit.coverage import coverage_faults
+from audit.coverage import coverage_faults, signed
 from audit.domain import (
+    COUNT_MAX,
     AuditEvent,
     ChainReport,
     GenerationRecord,
@@ -108,8 +109,16 @@ def record_values(record: GenerationRecord) -> dict[str, Any]:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"GenerationRecord.{name} is not JSON-able: {exc}") from exc
     for name in _INTS:
-        values[name] = None if values[name] is None else int(values[name])
+        value = values[name]
+        if value is not None and not _is_count(value):
+            raise ValueError(
+                f"GenerationRecord.{name} is not a count from 0 to {COUNT_MAX}: {value!r:.40}"
+            )
     return values
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= COUNT_MAX
 
 
 def log_generation(record: GenerationRecord, *, session: Session) -> LoggedGeneration:
@@ -153,8 +162,12 @@ def _one_line(exc: BaseException) -> str:
 def append_event(
     *, session: Session, actor: str, kind: EventKind, payload: Mapping[str, Any]
 ) -> int:
-    """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id."""
-    row = Event(actor=actor, kind=kind, payload=chain.normalise(dict(payload)))
+    """Append an auditable event (endpoint switch, unblinding, correction, ...); returns its id.
+    The rows it covers are signed for its seq (audit.coverage.signed: the session's audit key)."""
+    seq = _lock_head(session).last_seq + 1  # held until the commit: _append takes this seq
+    row = Event(
+        actor=actor, kind=kind, payload=chain.normalise(signed(payload, seq, session=session))
+    )
     _append(row, session=session)
     return row.id
 

@@ -4,9 +4,13 @@ Before a password is checked, `reserve` claims one attempt for the (folded) user
 single conditional UPDATE, in its own short transaction that commits at once: the claim is
 granted only while fewer than `max_failures` attempts were made (or `lockout_s` has passed
 since the last one), so however many guesses arrive at once, from however many processes,
-at most `max_failures` reach the password check. A granted claim stays counted (a failure)
-unless the sign-in succeeds, which `clear`s the name in the caller's unit of work. A name
-that has not been tried for `window_s` starts again from zero.
+at most `max_failures` reach the password check in a window: a burst gets the window's
+allowance, never more (issue 37 saw 5 of 20 parallel guesses reach it: the limit, 5). A granted
+claim stays counted (a failure) unless the sign-in
+succeeds, which `clear`s the name in the caller's unit of work. A name that has not been tried
+for `window_s` starts again from zero, so its row is deleted then (the table holds only the
+names tried in the last `window_s`; the caller refuses a name no account can have before it
+comes here, so no row is ever longer than a user name).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def reserve(name_key: str, *, session: Session, limits: Limits, now: float) -> f
         raise RuntimeError("reserve() needs a session that has not begun (it could wait on it)")
     table = SignInAttempt.__table__
     with _engine(session).begin() as conn:
+        conn.execute(delete(SignInAttempt).where(SignInAttempt.last_at <= now - limits.window_s))
         insert = (sqlite if conn.dialect.name == "sqlite" else postgresql).insert(table)
         conn.execute(
             insert.values(name_key=name_key, attempts=0, last_at=0.0).on_conflict_do_nothing()

@@ -31,6 +31,7 @@ from audit.vocabulary import EventKind, Role
 FIRST_ADMIN_NAME = "admin"
 MIN_PASSWORD_LENGTH = 8
 MAX_NAME_LENGTH = 64
+MAX_NAME_KEY_LENGTH = 80  # the folded name's column (NFKC can lengthen a name)
 
 
 class UserError(BilingualError, ValueError):
@@ -118,7 +119,8 @@ def generate_password() -> str:
 
 def check_name(name: str) -> str:
     cleaned = name.strip()
-    if not cleaned or len(cleaned) > MAX_NAME_LENGTH or any(_unprintable(c) for c in cleaned):
+    too_long = len(cleaned) > MAX_NAME_LENGTH or len(name_key(cleaned)) > MAX_NAME_KEY_LENGTH
+    if not cleaned or too_long or any(_unprintable(c) for c in cleaned):
         raise UserError(
             "bad_name",
             f"用户名须为 1–{MAX_NAME_LENGTH} 个字符，不含空格或控制字符",

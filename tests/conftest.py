@@ -188,12 +188,40 @@ def db_engine(db_url: str) -> Iterator[Engine]:
         engine.dispose()
 
 
-@pytest.fixture
-def db_session_factory(db_engine: Engine) -> sessionmaker[Session]:
-    """Sessions on a migrated real database (parametrised: SQLite file, PostgreSQL)."""
+TEST_AUDIT_KEY = bytes(range(32))  # the audit key of the fixtures' databases (audit.coverage)
+
+
+def keyed_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions on `engine` holding the test audit key, as app.database's hold the anchor's:
+    they sign the rows they cover and check the signatures they read (audit.coverage)."""
+    from audit.coverage import sign_covers
     from audit.db import make_session_factory
 
-    return make_session_factory(db_engine)
+    return sign_covers(make_session_factory(engine), lambda: TEST_AUDIT_KEY)
+
+
+@pytest.fixture
+def audit_key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The installation's audit key for this test, TEST_AUDIT_KEY in a file that
+    LEXSPEC_AUDIT_KEY_FILE names: the fixtures' sessions, the app in this process and the
+    command line in a subprocess all sign and check with it."""
+    from app.config import get_settings
+
+    path = tmp_path / "keys" / "audit.key"
+    path.parent.mkdir(mode=0o700)
+    path.write_text(TEST_AUDIT_KEY.hex() + "\n", encoding="ascii")
+    path.chmod(0o600)
+    monkeypatch.setenv("LEXSPEC_AUDIT_KEY_FILE", str(path))
+    get_settings.cache_clear()
+    yield path
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def db_session_factory(db_engine: Engine, audit_key_file: Path) -> sessionmaker[Session]:
+    """Sessions on a migrated real database (parametrised: SQLite file, PostgreSQL), with the
+    installation's audit key (`audit_key_file`)."""
+    return keyed_factory(db_engine)
 
 
 def acting(

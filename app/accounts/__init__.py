@@ -47,8 +47,8 @@ class SignInError(BilingualError):
 
 class FailureThrottle:
     """Failed sign-ins per name, counted in the database (audit.throttle): atomic and shared by
-    every app process. At most `max_failures` tries per `window_s` reach the password check;
-    after that one more per `lockout_s`."""
+    every app process. At most `max_failures` tries per `window_s` reach the password check
+    (however many arrive at once); after that one more per `lockout_s`."""
 
     def __init__(
         self,
@@ -79,8 +79,11 @@ def sign_in(
     throttle: FailureThrottle = THROTTLE,
 ) -> User:
     """The user for a correct name and password of an enabled account; SignInError otherwise.
-    Pass a session that has not begun yet: the throttle commits its count first, on its own."""
+    Pass a session that has not begun yet: the throttle commits its count first, on its own.
+    A name longer than any account's is refused before the throttle, so it adds no row."""
     key = users.name_key(name.strip())
+    if len(name.strip()) > users.MAX_NAME_LENGTH or len(key) > users.MAX_NAME_KEY_LENGTH:
+        raise SignInError("用户名或密码不正确", "Wrong user name or password")
     wait = throttle.reserve(key, session=session)  # atomic: at most the limit get past here
     if wait > 0:
         raise SignInError(

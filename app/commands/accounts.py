@@ -117,6 +117,8 @@ def _report_spool(ctx: Context) -> bool:
     from app.database import spool_status
 
     status = spool_status(ctx.settings)
+    if status.problem is not None:
+        print(cli_text("cli.failure.error", detail=status.problem), file=sys.stderr)
     if status.pending:
         line = cli_text("cli.accounts.spooled", n=status.pending, path=status.spool_path)
         print(line, file=sys.stderr)
@@ -127,7 +129,7 @@ def _report_spool(ctx: Context) -> bool:
         print(line, file=sys.stderr)
         for reason, n in sorted(status.reasons.items()):  # why each line was set aside
             print(cli_text("cli.accounts.quarantine_reason", n=n, reason=reason), file=sys.stderr)
-    return bool(status.pending or status.quarantined)
+    return bool(status.pending or status.quarantined or status.problem)
 
 
 def cmd_audit_verify(args: argparse.Namespace, ctx: Context) -> int:
@@ -190,12 +192,13 @@ def cmd_audit_checkpoint(_args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_db_upgrade(_args: argparse.Namespace, ctx: Context) -> int:
-    from audit.db import current_revision, make_engine, migrate
+    from app.database import get_engine
+    from audit.db import current_revision, make_engine
 
     engine = make_engine(ctx.settings.resolved_database_url)
     before = current_revision(engine)
-    migrate(engine)
-    after = current_revision(engine)
     engine.dispose()
+    engine = get_engine(ctx.settings)  # migrated as every first use is: with the audit key,
+    after = current_revision(engine)  # and the rows a migration chains anchored
     print(cli_text("cli.accounts.schema", before=before or "(empty)", after=after))
     return 0

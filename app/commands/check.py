@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.inputs import InputError, read_draft
+from app.commands.inputs import InputError, read_draft, record_id
 from app.domain import describe
 from app.i18n import cli_text, t
 
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=cli_text("cli.check.check.description"),
     )
     p.add_argument("file", nargs="?", help=cli_text("cli.check.file"))
-    p.add_argument("--generation", type=int, help=cli_text("cli.check.generation"))
+    p.add_argument("--generation", type=record_id, help=cli_text("cli.check.generation"))
     p.add_argument("--doc-type", help=cli_text("cli.check.doc_type"))
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help=cli_text("cli.check.format")

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.commands.inputs import read_text, record_id
 from app.domain import describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -44,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     propose = actions.add_parser("propose", help=cli_text("cli.clauses.propose"))
     propose.add_argument(
-        "--revision", type=int, required=True, help=cli_text("cli.clauses.revision")
+        "--revision", type=record_id, required=True, help=cli_text("cli.clauses.revision")
     )
     propose.add_argument(
         "--keep-values", action="store_true", help=cli_text("cli.clauses.keep_values")
@@ -52,9 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     pending = actions.add_parser("pending", help=cli_text("cli.clauses.pending"))
     pending.add_argument("--type", dest="doc_type", help=cli_text("cli.clauses.type"))
     approve = actions.add_parser("approve", help=cli_text("cli.clauses.approve"))
-    approve.add_argument("id", type=int, help=cli_text("cli.clauses.id"))
+    approve.add_argument("id", type=record_id, help=cli_text("cli.clauses.id"))
     reject = actions.add_parser("reject", help=cli_text("cli.clauses.reject"))
-    reject.add_argument("id", type=int, help=cli_text("cli.clauses.id"))
+    reject.add_argument("id", type=record_id, help=cli_text("cli.clauses.id"))
     reject.add_argument("--note", default="", help=cli_text("cli.clauses.note"))
     export = actions.add_parser("export", help=cli_text("cli.clauses.export"))
     export.add_argument(
@@ -276,7 +278,7 @@ def handle_export(args: argparse.Namespace, ctx: Context) -> int:
     with ctx.session() as session:
         text = firm_clauses.library_yaml(args.doc_type, session=session)
         count = len(firm_clauses.current_versions(args.doc_type, session=session))
-    args.file.write_text(text, encoding="utf-8")
+    write_private(args.file, text.encode("utf-8"))
     print(cli_text("cli.clauses.exported", count=count, path=args.file))
     return 0
 
@@ -303,7 +305,7 @@ def handle_publish(args: argparse.Namespace, ctx: Context) -> int:
 def handle_import(args: argparse.Namespace, ctx: Context) -> int:
     from app.precedents import firm_clauses
 
-    source = args.file.read_text(encoding="utf-8")
+    source = read_text(args.file)
     with ctx.session() as session:
         actor = _actor(args.actor, session)
         done = firm_clauses.import_yaml(

@@ -15,8 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.commands.inputs import count
 from app.domain import MAX_TEMPERATURE, GenerationStatus, MatterRef, describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from app.prompts import DocType
 
 NOT_LOGGED = 3  # exit code: the draft is shown but the audit log was not written
+
+
+CLI_AUTHOR = "cli"  # the author of a draft made at the command line without --user
 
 
 def msg(key: str, lang: str, **values: object) -> str:
@@ -54,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--example", action="store_true", help=cli_text("cli.draft.args.example"))
     p.add_argument("--matter", help=cli_text("cli.draft.args.matter"))
     p.add_argument("--endpoint", help=cli_text("cli.draft.args.endpoint"))
-    p.add_argument("--max-tokens", type=int, help=cli_text("cli.draft.args.max_tokens"))
+    p.add_argument("--max-tokens", type=count, help=cli_text("cli.draft.args.max_tokens"))
     p.add_argument("--temperature", type=float, help=cli_text("cli.draft.args.temperature"))
     p.add_argument(
         "--mode",
@@ -64,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--out", type=Path, help=cli_text("cli.draft.args.out"))
     p.add_argument("--report", type=Path, help=cli_text("cli.draft.args.report"))
     p.add_argument("--lang", choices=("zh", "en"), help=cli_text("cli.draft.args.lang"))
-    p.add_argument("--user", default="cli", help=cli_text("cli.draft.args.user"))
+    p.add_argument("--user", help=cli_text("cli.draft.args.user"))
     p.add_argument("--no-audit", action="store_true", help=cli_text("cli.draft.args.no_audit"))
     p.set_defaults(func=handle)
 
@@ -306,7 +311,7 @@ def _client(settings: Settings, endpoint: str, lang: str) -> LLMClient | None:
 
 def _write_out(path: Path, text: str, lang: str) -> bool:
     try:
-        path.write_text(text, encoding="utf-8")
+        write_private(path, text.encode("utf-8"))
     except OSError as exc:
         print(
             msg("write_failed", lang, path=path, detail=describe(exc).text(lang)), file=sys.stderr
@@ -351,6 +356,21 @@ def _write_report(path: Path, data: dict[str, Any], lang: str) -> bool:
     return _write_out(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n", lang)
 
 
+def _author(name: str | None, ctx: Context, lang: str) -> str | None:
+    """The author the log records: `--user`, which must name an enabled account (its own
+    spelling), else "cli" (the command line itself); None, said, when it names none."""
+    from audit.users import get_user
+
+    if name is None:
+        return CLI_AUTHOR
+    with ctx.session() as session:
+        user = get_user(name, session=session)
+    if user is None or user.disabled:
+        _fail(msg("unknown_user", lang, name=name))
+        return None
+    return user.name
+
+
 def _record(outcome: GenerationOutcome, user: str, lang: str, ctx: Context) -> bool:
     """Keep the output in the audit log like the app does (else in the spool); False, with a
     message, when the log could not be written."""
@@ -359,6 +379,9 @@ def _record(outcome: GenerationOutcome, user: str, lang: str, ctx: Context) -> b
     kept = keep(outcome, user_name=user, ctx=ctx)
     if kept.problem is not None:
         print(kept.problem.text(lang), file=sys.stderr)
+        if kept.record_line is not None:  # neither the log nor the spool took it: print it
+            print(msg("record_follows", lang), file=sys.stderr)
+            print(kept.record_line, flush=True)
         return False
     print(msg("recorded", lang, id=kept.generation_id), file=sys.stderr)
     return True
@@ -379,6 +402,9 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     for flag, target in (("--out", args.out), ("--report", args.report)):
         if target is not None and not target.resolve().parent.is_dir():
             return _fail(msg("out_dir", lang, flag=flag, path=target.resolve().parent))
+    author = _author(args.user, ctx, lang)
+    if author is None:
+        return 2
     endpoint = args.endpoint or settings.default_endpoint
     client = _client(settings, endpoint, lang)
     prepared = _prepare(doc, values, params, client, settings, args, matter) if client else None
@@ -394,7 +420,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     written = args.out is None or _write_out(args.out, outcome.text, lang)
     if args.report is not None:
         written = _write_report(args.report, report(outcome, doc), lang) and written
-    logged = args.no_audit or _record(outcome, args.user, lang, ctx)
+    logged = args.no_audit or _record(outcome, author, lang, ctx)
     if not written:
         return 1
     codes = {

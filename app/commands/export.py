@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.inputs import InputError, read_draft
+from app.commands.inputs import InputError, read_draft, record_id
 from app.domain import Bilingual, describe
 from app.export.official import STYLE_NAMES
 from app.i18n import both, cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=cli_text("cli.export.export.description"),
     )
     p.add_argument("input", nargs="?", help=cli_text("cli.export.input"))
-    p.add_argument("--revision", type=int, help=cli_text("cli.export.revision"))
+    p.add_argument("--revision", type=record_id, help=cli_text("cli.export.revision"))
     p.add_argument("--tracked", action="store_true", help=cli_text("cli.export.tracked"))
     p.add_argument("--client-copy", action="store_true", help=cli_text("cli.export.client_copy"))
     p.add_argument("--out", type=Path, help=cli_text("cli.export.out"))
@@ -151,11 +152,13 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
                 reference=default_reference(ctx.settings, style),
                 style=style,
             )
-        out.write_bytes(data)
+        write_private(out, data)
     except ExportError as exc:
         return _fail(str(describe(exc)))
     except OSError as exc:
-        return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
+        return _fail(
+            cli_text("cli.export.cannot_write", path=out, detail=exc.strerror or describe(exc))
+        )
     errors = sum(1 for f in findings if f.severity == "error")
     parts = [both("cli.export.exported", path=out)]
     if args.findings:

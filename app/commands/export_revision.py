@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from app.domain import describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.context import Context
@@ -60,9 +61,11 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
         return _fail(str(describe(exc)))
     out = Path(args.out) if args.out else Path(file_name(meta, revision, copy=copy))
     try:
-        out.write_bytes(data)
+        write_private(out, data)
     except OSError as exc:
-        return _fail(cli_text("cli.export.cannot_write", path=out, detail=exc.strerror))
+        return _fail(
+            cli_text("cli.export.cannot_write", path=out, detail=exc.strerror or describe(exc))
+        )
     key = "cli.export.exported_tracked" if args.tracked else "cli.export.exported_revision"
     print(cli_text(key, n=revision.number, generation=generation.id, path=out))
     return 0

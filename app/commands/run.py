@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.commands import inputs
 from app.config import REPO_ROOT, Settings
 from app.ops import process
 
@@ -26,8 +27,12 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="start the embedded model server and the app")
-    p.add_argument("--app-port", type=int, default=None, help="Streamlit port (default 8501)")
-    p.add_argument("--server-port", type=int, default=None, help="model server port (default 8001)")
+    p.add_argument(
+        "--app-port", type=inputs.port, default=None, help="Streamlit port (default 8501)"
+    )
+    p.add_argument(
+        "--server-port", type=inputs.port, default=None, help="model server port (default 8001)"
+    )
     p.add_argument(
         "--no-server",
         action="store_true",
@@ -93,7 +98,7 @@ def _start_app(args: argparse.Namespace, settings: Settings, env: dict[str, str]
     print("==> starting the app")
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", str(Path("app") / "main.py"),
+            sys.executable, "-m", "streamlit", "run", str(Path("app") / "web.py"),
             "--server.address", settings.app_host, "--server.port", str(app_port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--logger.level", "warning",

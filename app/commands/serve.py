@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.commands.inputs import count, port
 from app.domain import describe
 from app.i18n import cli_text
 from app.serving.drafter_registry import MODES
@@ -24,13 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=cli_text("cli.serve.serve.description"),
     )
     p.add_argument("--host", help=cli_text("cli.serve.host"))
-    p.add_argument("--port", type=int, help=cli_text("cli.serve.port"))
+    p.add_argument("--port", type=port, help=cli_text("cli.serve.port"))
     p.add_argument("--model", type=Path, help=cli_text("cli.serve.model"))
     p.add_argument("--model-name", help=cli_text("cli.serve.model_name"))
     p.add_argument("--speculative", choices=MODES, help=cli_text("cli.serve.speculative"))
     p.add_argument(
         "--num-speculative-tokens",
-        type=int,
+        type=count,
         help=cli_text("cli.serve.num_speculative_tokens"),
     )
     p.add_argument("--draft-model", type=Path, help=cli_text("cli.serve.draft_model"))
@@ -39,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=Path,
         help=cli_text("cli.serve.corpus"),
     )
-    p.add_argument("--n-ctx", type=int, help=cli_text("cli.serve.n_ctx"))
-    p.add_argument("--max-tokens", type=int, help=cli_text("cli.serve.max_tokens"))
+    p.add_argument("--n-ctx", type=count, help=cli_text("cli.serve.n_ctx"))
+    p.add_argument("--max-tokens", type=count, help=cli_text("cli.serve.max_tokens"))
     p.add_argument(
         "--fixed-k",
         action="store_true",

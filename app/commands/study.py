@@ -17,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.commands.inputs import InputError, count, read_yaml, record_id
 from app.domain import describe
 from app.i18n import cli_text
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -65,9 +67,11 @@ def register(sub: Any) -> None:
     plan.add_argument(
         "--difference", type=float, default=1.0, help=cli_text("cli.study.plan.difference")
     )
-    plan.add_argument("--arms", type=int, default=2)
-    plan.add_argument("--reviewers", type=int, default=3)
-    plan.add_argument("--study", type=int, default=None, help=cli_text("cli.study.plan.study"))
+    plan.add_argument("--arms", type=count, default=2)
+    plan.add_argument("--reviewers", type=count, default=3)
+    plan.add_argument(
+        "--study", type=record_id, default=None, help=cli_text("cli.study.plan.study")
+    )
     plan.add_argument("--as", dest="actor", default=None, help=cli_text("cli.study.as"))
     plan.set_defaults(func=_guarded(cmd_plan))
     for name, help_text, handler in (
@@ -77,7 +81,7 @@ def register(sub: Any) -> None:
         ("report", cli_text("cli.study.report.help"), cmd_report),
     ):
         parser = command(name, help_text, handler)
-        parser.add_argument("study_id", type=int)
+        parser.add_argument("study_id", type=record_id)
         if name == "unblind":
             parser.add_argument("--reason", required=True)
         if name == "report":
@@ -113,7 +117,7 @@ def _guarded(
 
         try:
             return handler(args, ctx)
-        except (ReviewError, PermissionDenied) as exc:  # a mistake in the request: exit 2
+        except (ReviewError, PermissionDenied, InputError) as exc:  # a mistake: exit 2
             print(cli_text("cli.study.error", detail=describe(exc)), file=sys.stderr)
         except OperationalError as exc:  # the database does not answer: exit 1, as elsewhere
             reason = str(exc.orig or exc).strip().splitlines()[0]
@@ -127,13 +131,12 @@ def _guarded(
 
 
 def load_spec(path: Path) -> StudySpec:
-    """A StudySpec from YAML; ReviewError with both languages when the file is malformed."""
-    import yaml
-
+    """A StudySpec from YAML; InputError or ReviewError, in one line, when the file is not a
+    study (`lexspec study create --help` shows an example)."""
     from app.studies.domain import ArmSpec, ReviewError, StudySpec
 
+    data = read_yaml(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
         arms = tuple(
             ArmSpec(str(a["label"]), str(a["endpoint"]), dict(a.get("params") or {}))
             for a in data["arms"]
@@ -143,20 +146,21 @@ def load_spec(path: Path) -> StudySpec:
         design, gold = str(data.get("design", "scores")), int(data.get("gold_per_reviewer", 0))
         name, doc_type = str(data["name"]), str(data["doc_type"])
         return StudySpec(name, doc_type, cases, arms, reviewers, design, gold)  # type: ignore[arg-type]
-    except (yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise ReviewError(
-            f"研究定义文件格式有误（{path}）：{exc!r}；示例：\n{SPEC_EXAMPLE}",
-            f"Malformed study file {path}: {exc!r}; example:\n{SPEC_EXAMPLE}",
-        ) from exc
+    except KeyError as exc:
+        reason_zh, reason_en = f"缺少 {exc.args[0]}", f"{exc.args[0]} is missing"
+    except (TypeError, AttributeError, ValueError):
+        reason_zh, reason_en = "字段的类型不对", "a field has the wrong type"
+    raise ReviewError(
+        f"研究定义文件格式有误（{path}）：{reason_zh}；示例见 lexspec study create --help",
+        f"Malformed study file {path}: {reason_en}; see lexspec study create --help",
+    )
 
 
 def _revisions(path: Path) -> tuple[list[int], str] | None:
     """`revisions: [ids]` and `revision_label:` of a study built from saved revisions."""
-    import yaml
-
     from app.studies.domain import ReviewError
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path)
     if not isinstance(data, dict) or not data.get("revisions"):
         return None
     try:
@@ -302,6 +306,6 @@ def cmd_report(args: argparse.Namespace, ctx: Context) -> int:
     )
     for path, data in outputs:
         if path is not None:
-            path.write_bytes(data)
+            write_private(path, data)
             print(cli_text("cli.study.written", path=path), file=sys.stderr)
     return 0

@@ -6,7 +6,9 @@ commit). Pages and commands own it (through their app.context.Context); services
 session and never commit. Everything here takes the Settings it works for (one engine per
 database URL and place of the spool and checkpoints, kept for the process).
 `write(work, factory)` runs a unit of work again after a transient lock or connection blip
-(audit.retry). On first use the engine is migrated (once, under a lock: audit.db)
+(audit.retry). Its sessions hold the audit key (the anchor's), with which they sign and check
+the rows the chain covers (audit.coverage). On first use the engine is migrated (once, under a
+lock: audit.db, with the key for the migrations that sign)
 the chain is anchored if no checkpoint exists yet (app.database.anchoring), and the audit spool
 (audit.spool, in the data directory) is replayed; `spool_status(settings)` counts what still waits.
 Every commit that extends the chain writes a signed checkpoint outside the database.
@@ -27,8 +29,10 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.database.anchoring import anchor_first_start, watch
+from app.database.anchoring import anchor_first_start, chain_position, watch
+from app.domain import Bilingual, describe
 from audit.anchor import Anchor
+from audit.coverage import sign_covers
 from audit.db import make_engine, make_session_factory, migrate
 from audit.retry import retrying
 from audit.spool import SPOOL_FILE, Spool
@@ -66,10 +70,11 @@ def _migrated(place: _Place) -> tuple[Engine, sessionmaker[Session]]:
     if place in _opened:
         return _opened[place]
     engine = make_engine(place.database_url)
-    migrate(engine)
     target = Anchor(place.key_file, place.checkpoint_file)
-    factory = watch(make_session_factory(engine), target)
-    anchor_first_start(factory, target)
+    before = chain_position(engine)
+    migrated = migrate(engine, cover_key=target.key)  # 0012 signs covered rows with the key
+    factory = sign_covers(watch(make_session_factory(engine), target), target.key)
+    anchor_first_start(factory, target, migrated_from=before if migrated else None)
     replay_spool(factory, Spool(place.spool_path))
     _opened[place] = engine, factory
     return engine, factory
@@ -89,16 +94,20 @@ class SpoolStatus:
     spool_path: Path
     quarantine_path: Path
     reasons: Mapping[str, int] = field(default_factory=dict)  # why lines were set aside, how many
+    problem: Bilingual | None = None  # the spool or its quarantine cannot be read (a link, ...)
 
 
 def spool_status(settings: Settings) -> SpoolStatus:
     """How many records wait in the spool and how many lines sit in its quarantine: what the
-    Monitor page shows and `lexspec audit verify` counts."""
+    Monitor page shows and `lexspec audit verify` counts; `problem` when either file cannot be
+    read (a link put in its place is refused, never followed: audit.files)."""
     target = spool(settings)
-    reasons = Counter(entry.reason for entry in target.quarantine_entries())
-    return SpoolStatus(
-        target.pending(), sum(reasons.values()), target.path, target.quarantine_path, reasons
-    )
+    try:
+        reasons = Counter(entry.reason for entry in target.quarantine_entries())
+        pending = target.pending()
+    except OSError as exc:
+        return SpoolStatus(0, 0, target.path, target.quarantine_path, problem=describe(exc))
+    return SpoolStatus(pending, sum(reasons.values()), target.path, target.quarantine_path, reasons)
 
 
 def replay_spool(factory: sessionmaker[Session], target: Spool) -> int:

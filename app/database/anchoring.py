@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
@@ -68,15 +69,29 @@ def _after_commit(session: Session, target: Anchor) -> None:
         log.warning("audit checkpoint not written: %s", exc)
 
 
-def anchor_first_start(factory: sessionmaker[Session], target: Anchor) -> None:
-    """Create the key; anchor the whole chain when no checkpoint exists yet."""
+def chain_position(engine: Engine) -> int | None:
+    """The chain head's seq before a migration runs (None: no chain yet)."""
+    try:
+        with Session(bind=engine) as session:
+            return chain_head(session=session)[0]
+    except SQLAlchemyError:
+        return None
+
+
+def anchor_first_start(
+    factory: sessionmaker[Session], target: Anchor, *, migrated_from: int | None = None
+) -> None:
+    """Create the key; anchor the whole chain when no checkpoint exists yet, else the rows a
+    migration this process ran has just chained (beyond `migrated_from`, the head before it:
+    0011's and 0012's baselines), which no commit of a session anchored."""
     try:
         target.key()
-        if target.has_checkpoints():
-            return
         with factory() as session:
             seq, head_hash = chain_head(session=session)
-        if seq:
-            target.record(1, seq, head_hash)
+        if not target.has_checkpoints():
+            if seq:
+                target.record(1, seq, head_hash)
+        elif migrated_from is not None and seq > migrated_from:
+            target.record(migrated_from + 1, seq, head_hash)
     except Exception as exc:  # starting must not fail for it; verify reports what is unanchored
         log.warning("audit chain not anchored at start: %s", exc)

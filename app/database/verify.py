@@ -42,6 +42,7 @@ class AuditVerdict:
             and not self.anchor_faults
             and not self.spool.pending
             and not self.spool.quarantined
+            and self.spool.problem is None
         )
 
 

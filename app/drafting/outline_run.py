@@ -50,6 +50,7 @@ def combine_stats(
         decode_tokens=total("decode_tokens"),
         decode_s=sum(decode_s) if decode_s else None,
         tokens_estimated=any(p.stats.tokens_estimated for p in parts),
+        refused=tuple(pair for p in parts for pair in p.stats.refused),
     )
 
 

@@ -9,16 +9,24 @@ file (audit.spool) and the returned `Kept.problem` says so, for the page or the 
 show; `lexspec audit verify` and the Monitor page count what is still spooled and what was
 quarantined (app.database.spool_status). The acting context (app.context) says which
 installation: its database and the spool in its data directory.
+
+When neither the database nor the spool can be written (a read-only data directory, a full
+disk), the record is held in this process's memory and goes into the log, in order, at its
+next successful write (a page's server process lives on); `Kept.problem` says so and
+`Kept.record_line` is the record as one spool line (JSON, signed when the spool key can be
+read) for a command to print, so that nothing is lost when the process ends.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.domain import Bilingual
 from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
+from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
@@ -27,11 +35,40 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Kept:
-    """Where an outcome went: the log (generation_id), or the spool (spooled, with problem)."""
+    """Where an outcome went: the log (generation_id), or the spool (spooled, with problem),
+    or neither (held in memory; `record_line` is the record for the caller to keep)."""
 
     generation_id: int | None
     problem: Bilingual | None = None
     spooled: bool = False
+    record_line: str | None = None
+
+
+# records neither the log nor the spool took, oldest first, per installation (database, data dir)
+_held: dict[tuple[str, str], list[GenerationRecord]] = {}
+_held_lock = threading.Lock()
+
+
+def _installation(ctx: Context) -> tuple[str, str]:
+    return ctx.settings.resolved_database_url, str(ctx.settings.data_dir)
+
+
+def held(ctx: Context) -> int:
+    """How many records this process holds in memory for the installation of `ctx`."""
+    with _held_lock:
+        return len(_held.get(_installation(ctx), []))
+
+
+def _take_held(ctx: Context) -> list[GenerationRecord]:
+    with _held_lock:
+        return _held.pop(_installation(ctx), [])
+
+
+def _hold(records: list[GenerationRecord], ctx: Context) -> None:
+    """Hold `records` again, ahead of any held since (they are older)."""
+    with _held_lock:
+        waiting = _held.setdefault(_installation(ctx), [])
+        waiting[:0] = records
 
 
 def keep(
@@ -62,11 +99,19 @@ def _log(record: GenerationRecord, ctx: Context) -> int:
 
     factory = ctx.session_factory  # first use: migrate, and replay the spool of an earlier run
     target = spool(ctx.settings)
-    with target.draining() as waiting:
-        outcomes = write(lambda session: log_each([*waiting, record], session=session), factory)
-        for earlier, outcome in zip(waiting, outcomes, strict=False):
-            if isinstance(outcome, Refusal):
-                target.set_aside(earlier, outcome.reason)
+    held_before, committed = _take_held(ctx), False
+    try:
+        with target.draining() as waiting:
+            earlier = [*waiting, *held_before]
+            outcomes = write(lambda session: log_each([*earlier, record], session=session), factory)
+            committed = True
+            for before, outcome in zip(earlier, outcomes, strict=False):
+                if isinstance(outcome, Refusal):
+                    target.set_aside(before, outcome.reason)
+    except BaseException:
+        if not committed:  # they wait in memory for the next write
+            _hold(held_before, ctx)
+        raise
     last = outcomes[-1]
     if isinstance(last, Refusal):
         raise ValueError(last.reason)
@@ -78,10 +123,12 @@ def _refused(record: GenerationRecord, reason: str, ctx: Context) -> Kept:
     from app.database import spool
 
     target = spool(ctx.settings)
+    line = None
     try:
         target.set_aside(record, reason)
     except (OSError, TypeError, ValueError) as exc:
         kept_zh, kept_en = f"，也无法保存到隔离文件：{exc}", f"; nor could it be set aside: {exc}"
+        line = target.line(record)
     else:
         path = target.quarantine_path
         kept_zh, kept_en = f"；记录已保存在隔离文件 {path}", f"; the record is kept in {path}"
@@ -91,6 +138,7 @@ def _refused(record: GenerationRecord, reason: str, ctx: Context) -> Kept:
             zh=f"审计日志拒绝了这条记录：{reason}{kept_zh}",
             en=f"The audit log refused the record: {reason}{kept_en}",
         ),
+        record_line=line,
     )
 
 
@@ -101,13 +149,17 @@ def _spool(record: GenerationRecord, reason: str, ctx: Context) -> Kept:
     try:
         target.append(record)
     except OSError as exc:
+        _hold([record], ctx)
         return Kept(
             None,
             Bilingual(
-                zh=f"未能写入审计日志（{reason}），暂存文件 {target.path} 也无法写入：{exc}",
+                zh=f"未能写入审计日志（{reason}），暂存文件 {target.path} 也无法写入（{exc}）；"
+                f"记录暂留在本进程内存中（共 {held(ctx)} 条），下一次写入成功时按顺序补记",
                 en=f"Could not write the audit log ({reason}) nor the spool file "
-                f"{target.path}: {exc}",
+                f"{target.path} ({exc}); the record is held in this process's memory "
+                f"({held(ctx)} waiting) and goes into the log, in order, at the next write",
             ),
+            record_line=target.line(record),
         )
     return Kept(
         None,
@@ -136,6 +188,19 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
     params_dict["draft"] = notes_of(outcome).to_dict()
     if outcome.context.matter is not None:  # the matter it was drafted for (app/matters)
         params_dict["matter"] = outcome.context.matter.to_dict()
+    refused = dict(stats.refused)
+    counts = {
+        "prompt_tokens": stats.prompt_tokens
+        if stats.prompt_tokens is not None
+        else rendered.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "draft_tokens": stats.draft_tokens,
+        "accepted_tokens": stats.accepted_tokens,
+    }
+    for name, value in counts.items():  # a sum of parts may pass the log's limit too
+        counts[name] = checked(name, value, refused)
+    if refused:  # what the server reported that is not a count: left out, and said here
+        params_dict["refused"] = refused
     return GenerationRecord(
         user_name=user_name,
         doc_type=rendered.doc_type,
@@ -154,13 +219,11 @@ def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord
         params=params_dict,
         ttft_s=stats.ttft_s,
         total_s=stats.total_s,
-        prompt_tokens=stats.prompt_tokens
-        if stats.prompt_tokens is not None
-        else rendered.prompt_tokens,
-        completion_tokens=stats.completion_tokens,
+        prompt_tokens=counts["prompt_tokens"],
+        completion_tokens=counts["completion_tokens"] or 0,
         tokens_per_s=stats.tokens_per_s,
-        draft_tokens=stats.draft_tokens,
-        accepted_tokens=stats.accepted_tokens,
+        draft_tokens=counts["draft_tokens"],
+        accepted_tokens=counts["accepted_tokens"],
         findings=list(outcome.findings),
     )
 

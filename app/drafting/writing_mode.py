@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.domain import PartWriting
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -88,9 +89,8 @@ def cached(base_url: str, model: str | None, path: Path) -> WritingMeasure | Non
 def save(measure: WritingMeasure, path: Path) -> Path:
     found = _read(path)
     found[measure.key] = measure
-    path.parent.mkdir(parents=True, exist_ok=True)
     body = {k: asdict(v) for k, v in found.items()}
-    path.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_private(path, json.dumps(body, ensure_ascii=False, indent=1).encode("utf-8"))
     return path
 
 

@@ -26,7 +26,8 @@ from app.llm.errors import (
     server_stopped,
     unknown_endpoint,
 )
-from app.llm.sse import Queued, SSEChunks
+from app.llm.reported import SHOWN_CHARS, checked, count
+from app.llm.sse import Queued, Refused, SSEChunks
 
 Messages = Sequence[Mapping[str, str]]
 COUNT_TIMEOUT_S = 5.0  # counting tokens after a stop must not hold the page for long
@@ -66,6 +67,7 @@ class ChatStream:
         self._chunks_with_text = 0
         self._usage: tuple[int | None, int | None] = (None, None)
         self._spec: tuple[int | None, int | None, str | None] = (None, None, None)
+        self._refused: dict[str, str] = {}  # reported numbers that are not counts (reported.py)
 
     @property
     def text(self) -> str:
@@ -101,6 +103,9 @@ class ChatStream:
         for chunk in self._source:
             if self._cancelled.is_set():
                 return
+            if isinstance(chunk, Refused):  # a reported number that is not a count
+                self._refused[chunk.name] = chunk.value
+                continue
             if isinstance(chunk, Queued):
                 if chunk.ahead != self.queued:  # an empty delta: the caller shows the queue
                     self.queued = chunk.ahead
@@ -116,8 +121,11 @@ class ChatStream:
         self.model = getattr(chunk, "model", None) or self.model
         usage = getattr(chunk, "usage", None)
         if usage is not None:
-            self._usage = (usage.prompt_tokens, usage.completion_tokens)
-        spec = _spec_decode(chunk)
+            self._usage = (
+                checked("usage.prompt_tokens", usage.prompt_tokens, self._refused),
+                checked("usage.completion_tokens", usage.completion_tokens, self._refused),
+            )
+        spec = _spec_decode(chunk, self._refused)
         if spec is not None:
             self._spec = spec
         text = ""
@@ -175,6 +183,7 @@ class ChatStream:
             decode_tokens=decode_tokens,
             decode_s=decode_s,
             tokens_estimated=estimated,
+            refused=tuple(sorted(self._refused.items())),
         )
 
     def _counted(self, text: str) -> int | None:
@@ -192,8 +201,11 @@ class ChatStream:
                 close()
 
 
-def _spec_decode(chunk: Any) -> tuple[int | None, int | None, str | None] | None:
-    """`spec_decode` from the final chunk (top level, or inside usage), if the server sends it."""
+def _spec_decode(
+    chunk: Any, refused: dict[str, str]
+) -> tuple[int | None, int | None, str | None] | None:
+    """`spec_decode` from the final chunk (top level, or inside usage), if the server sends it
+    (a number that is not a count is refused: app.llm.reported)."""
     for holder in (chunk, getattr(chunk, "usage", None)):
         extra = getattr(holder, "model_extra", None) or {}
         spec = extra.get("spec_decode") if isinstance(extra, dict) else None
@@ -202,15 +214,11 @@ def _spec_decode(chunk: Any) -> tuple[int | None, int | None, str | None] | None
         if isinstance(spec, Mapping):
             method = spec.get("method")
             return (
-                _opt_int(spec.get("draft_tokens")),
-                _opt_int(spec.get("accepted_tokens")),
-                method if isinstance(method, str) else None,
+                checked("spec_decode.draft_tokens", spec.get("draft_tokens"), refused),
+                checked("spec_decode.accepted_tokens", spec.get("accepted_tokens"), refused),
+                method[:SHOWN_CHARS] if isinstance(method, str) else None,
             )
     return None
-
-
-def _opt_int(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) else None
 
 
 class LLMClient(Protocol):
@@ -276,8 +284,8 @@ class OpenAIClient:
                 return None
             for entry in entries:
                 extra = entry.model_extra or {}
-                if entry.id == wanted and isinstance(extra.get("max_model_len"), int):
-                    self._context = int(extra["max_model_len"])
+                if entry.id == wanted and count(extra.get("max_model_len")):
+                    self._context = count(extra["max_model_len"])
         return self._context
 
     def count_tokens(self, messages: Messages) -> int | None:
@@ -298,10 +306,15 @@ class OpenAIClient:
                 timeout=timeout,
             )
             resp.raise_for_status()
-            count = resp.json().get("count")
-        except (LLMError, httpx.HTTPError, ValueError):
+            found = resp.json().get("count")
+        except (
+            LLMError,
+            httpx.HTTPError,
+            ValueError,
+            AttributeError,
+        ):  # AttributeError: not an object
             return None
-        return int(count) if isinstance(count, int) else None
+        return count(found)
 
     def _headers(self) -> dict[str, str]:
         key = self.endpoint.api_key

@@ -10,7 +10,6 @@ and the CLI agree on it.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import httpx
 
 from app.config import EndpointConfig, Settings
 from app.domain import BilingualError, EventKind
+from audit.files import write_private
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -163,10 +163,7 @@ class Router:
                 "switched_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "actor": actor,
             }
-            self.state_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.state_file.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, self.state_file)
+            write_private(self.state_file, json.dumps(state, ensure_ascii=False).encode("utf-8"))
             return previous
 
 

@@ -6,7 +6,10 @@ queued"; a server that sends none (vLLM) simply never says.
 
 Data lines become the same `ChatCompletionChunk` objects the `openai` package yields, an
 `{"error": ...}` event raises `openai.APIError` as its reader does, and `close()` closes the
-response from any thread (Stop), which ends a read that is waiting on a slow server.
+response from any thread (Stop), which ends a read that is waiting on a slow server. The
+`usage` counts are checked before the chunk is (app.llm.reported): a usage with a number that
+is not a count (`1e20`, 2**64, -1) is left out of the chunk (its `spec_decode` kept) and a
+`Refused` item names each such number, so the stream goes on and counts the text itself.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletionChunk
 
+from app.llm.reported import checked
+
 QUEUED = re.compile(r":\s*queued (\d+) ahead")
 
 
@@ -29,6 +34,17 @@ class Queued:
     """A comment between chunks: `ahead` requests are before this one; None: not queued."""
 
     ahead: int | None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A number the server reported that is not a count: left out (app.llm.reported)."""
+
+    name: str
+    value: str
+
+
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 def queue_note(line: str) -> Queued:
@@ -46,7 +62,7 @@ class SSEChunks:
         self._response = response
         self._http = importlib.import_module(type(response).__module__.partition(".")[0])
 
-    def __iter__(self) -> Iterator[ChatCompletionChunk | Queued]:
+    def __iter__(self) -> Iterator[ChatCompletionChunk | Queued | Refused]:
         """Transport failures become the `openai` errors its own reader raises: a read timeout
         (silence longer than the client's timeout) APITimeoutError, a lost connection (or
         close() from another thread) APIConnectionError."""
@@ -58,7 +74,7 @@ class SSEChunks:
         except self._http.TransportError as exc:
             raise openai.APIConnectionError(request=request) from exc
 
-    def _items(self) -> Iterator[ChatCompletionChunk | Queued]:
+    def _items(self) -> Iterator[ChatCompletionChunk | Queued | Refused]:
         for line in self._response.iter_lines():
             if line.startswith(":"):
                 yield queue_note(line)
@@ -73,7 +89,26 @@ class SSEChunks:
                     raise openai.APIError(
                         str(message or "stream error"), self._response.request, body=error
                     )
+                refused: dict[str, str] = {}
+                body = _screened(body, refused)
+                yield from (Refused(name, value) for name, value in refused.items())
                 yield ChatCompletionChunk.model_validate(body)
 
     def close(self) -> None:
         self._response.close()
+
+
+def _screened(body: Any, refused: dict[str, str]) -> Any:
+    """`body` without a `usage` that holds a number no count can be (its `spec_decode`, if
+    any, moved to the top level); `refused` names each such number."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return body
+    for name in USAGE_COUNTS:
+        checked(f"usage.{name}", usage.get(name), refused)
+    if not refused:
+        return body
+    screened = {**body, "usage": None}
+    if "spec_decode" in usage and "spec_decode" not in body:
+        screened["spec_decode"] = usage["spec_decode"]
+    return screened

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.ops.loadbench import BenchRun, LevelResult
+from audit.files import private_dir, write_private
 
 SPEEDUP_MIN = 1.10  # below this, speculation is not worth its complexity
 ACCEPTANCE_MIN = 0.40
@@ -171,15 +172,13 @@ def to_png(run: BenchRun, path: Path) -> None:
 def write_outputs(run: BenchRun, out_dir: Path) -> dict[str, Path]:
     """bench.json, bench.md and bench.png in out_dir."""
     v = verdict(run)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(out_dir)
     paths = {
         "json": out_dir / "bench.json",
         "md": out_dir / "bench.md",
         "png": out_dir / "bench.png",
     }
-    paths["json"].write_text(
-        json.dumps(to_json(run, v), ensure_ascii=False, indent=2), encoding="utf-8"
-    )
-    paths["md"].write_text(to_markdown(run, v), encoding="utf-8")
+    write_private(paths["json"], json.dumps(to_json(run, v), ensure_ascii=False, indent=2).encode())
+    write_private(paths["md"], to_markdown(run, v).encode("utf-8"))
     to_png(run, paths["png"])
     return paths

@@ -138,6 +138,8 @@ def _audit_spool() -> None:
     from app.database import spool_status
 
     status = spool_status(settings())
+    if status.problem is not None:  # not a file of its own (a link): neither read nor emptied
+        st.error(status.problem.text(lang()))
     if status.pending:
         st.warning(tr("monitor.spool_pending", n=status.pending, path=status.spool_path))
     if status.quarantined:

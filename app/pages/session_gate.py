@@ -3,8 +3,10 @@ every page run (app.accounts.sessions), bring a reload's user back from the sess
 that cookie (a signed, expiring token) fresh while the user works.
 
 Streamlit can read cookies (`st.context.cookies`, as the browser sent them when the page
-loaded) but not set them; a one-line script in the sidebar (`st.html`, JavaScript allowed
-for this fixed text only) sets or removes it.
+loaded) but not set them; the web server sets the cookie, HttpOnly, when a fixed one-line
+script in the sidebar (`st.html`, JavaScript allowed for this fixed text only) hands it a
+one-time code for it (app/accounts/handoff.py; the route: app/web.py). The token never
+appears in the page.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import streamlit as st
 
 from app import accounts
 from app.accounts import sessions
+from app.accounts.handoff import COOKIE, HANDOFF_PATH, HANDOFFS
 from app.pages.ui_state import db_session, settings, tr
 from audit.domain import User
 
-COOKIE = "lexspec_session"
 SEEN = "lexspec_seen"  # time of this session's last page run (idle limit)
-ISSUED = "lexspec_token"  # (issued at, credential version, role, token) now in the cookie
+ISSUED = "lexspec_token"  # (issued at, credential version, role, its handoff code)
 NOTICE = "lexspec_session_notice"  # why the session ended or changed, shown once
 NO_RESTORE = "lexspec_no_restore"  # signed out in this browser tab: ignore the page-load cookie
 FORGET = "lexspec_forget_cookie"  # remove the cookie at the next run
@@ -105,8 +107,21 @@ def show_notice(user: User | None) -> None:
         st.warning(tr(f"session.ended_{notice}", hours=settings().session_idle_hours))
 
 
-def _script(body: str) -> None:
-    st.html(f"<script>{body}</script>", unsafe_allow_javascript=True)
+def _offer(token: str | None) -> str:
+    """A one-time code for the web server to set the cookie to `token` (None: remove it)."""
+    return HANDOFFS.offer(token, max_age=int(_idle_s()), now=time.time())
+
+
+def _hand_off(code: str) -> None:
+    """The fixed script that hands `code` (letters, digits, - and _ only) to the web server,
+    which sets the cookie HttpOnly. Drawn alike on every run while the code is the same: the
+    browser runs it once (again only if the sidebar is drawn anew, and then the used code is
+    refused, harmlessly)."""
+    script = (
+        f'fetch("{HANDOFF_PATH}", {{method: "POST", body: "{code}", '
+        'credentials: "same-origin", cache: "no-store"});'
+    )
+    st.html(f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 
 def keep_cookie(user: User | None) -> None:
@@ -116,22 +131,18 @@ def keep_cookie(user: User | None) -> None:
     state, now = st.session_state, time.time()
     if user is None:
         if state.pop(FORGET, None):
-            _script(f'document.cookie = "{COOKIE}=; path=/; max-age=0; SameSite=Strict";')
+            _hand_off(_offer(None))
         return
     issued = state.get(ISSUED)
     current = (user.credential_version, user.role)
     if issued is None or issued[1:3] != current or now - issued[0] >= REFRESH_S:
         try:
-            issued = (now, *current, sessions.issue(user, key=_key(), now=now))
+            token = sessions.issue(user, key=_key(), now=now)
         except (OSError, ValueError) as exc:  # the session goes on; only a reload would lose it
             log.warning("session cookie not set: %s", exc)
             return
-        state[ISSUED] = issued
-    secure = '(location.protocol === "https:" ? "; Secure" : "")'
-    _script(
-        f'document.cookie = "{COOKIE}={issued[3]}; path=/; max-age={int(_idle_s())}; '
-        f'SameSite=Strict" + {secure};'
-    )
+        issued = state[ISSUED] = (now, *current, _offer(token))
+    _hand_off(issued[3])
 
 
 def sign_out() -> None:

@@ -9,7 +9,6 @@ The approval itself is an audit event.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from app.accounts import require_role
 from app.config import Settings
 from app.domain import BilingualError, EventKind, Role
 from audit.domain import User
+from audit.files import write_private
 from audit.store import append_event
 
 if TYPE_CHECKING:
@@ -70,13 +70,9 @@ def approve_output(
         )
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
     folder = settings.resolved_corpus_dir / _safe_name(doc_type)
-    folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     name = f"{stamp}-{generation_id if generation_id is not None else 'edited'}-{digest[:8]}.md"
-    path = folder / name
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(body + "\n", encoding="utf-8")
-    os.replace(tmp, path)  # the server never reads a half-written file
+    path = write_private(folder / name, (body + "\n").encode("utf-8"))  # never half-written
     payload = {
         "doc_type": doc_type,
         "generation_id": generation_id,

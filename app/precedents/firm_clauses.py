@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -42,6 +41,7 @@ from app.domain import BilingualError, ClauseStatus, Role
 from audit import firm_clauses as store
 from audit.coverage import CoveredRowChanged
 from audit.domain import Bilingual, User
+from audit.files import open_stream, write_private
 from audit.firm_clauses import FirmClauseDraft, StoredFirmClause
 
 if TYPE_CHECKING:
@@ -531,14 +531,11 @@ def publish(doc_type: str, *, settings: Settings, bind: Engine | Connection) -> 
     from app.outline.clauses import CLAUSES_FILE
 
     path = settings.resolved_corpus_dir / doc_type / CLAUSES_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a") as lock:
+    with open_stream(path.with_suffix(".lock"), "ab") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         with Session(bind=bind) as fresh:
             text = library_yaml(doc_type, session=fresh)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)  # the loader and the retrieval drafter never read a half-written file
+        write_private(path, text.encode("utf-8"))  # never read half-written
     return path
 
 

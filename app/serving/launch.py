@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from app.domain import Bilingual
 from app.serving import calibration
 from app.serving.adaptive import PassCost
+from app.serving.deadlines import KEEP_ALIVE_S, DeadlineH11
 from app.serving.drafter_registry import DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
@@ -111,23 +113,62 @@ def calibrate(engine: Engine, opts: ServeOptions) -> calibration.Keeper | None:
     return calibration.Keeper(path, key, (sizes, contexts)) if path is not None else None
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port`, before any model is loaded: a port in use, out of
+    range or a host that is not this machine's is a ServeError at once (one line, exit 2)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+    except (OSError, OverflowError) as exc:
+        raise ServeError(_cannot_listen(host, port, exc)) from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except (OSError, OverflowError) as exc:
+        sock.close()
+        raise ServeError(_cannot_listen(host, port, exc)) from None
+    return sock
+
+
+def _cannot_listen(host: str, port: int, exc: BaseException) -> str:
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return str(
+        Bilingual(
+            f"无法监听 {host}:{port}（{reason}）", f"cannot listen on {host}:{port} ({reason})"
+        )
+    )
+
+
 def serve(opts: ServeOptions, host: str, port: int) -> None:
-    """HTTP on a background thread; the model worker on this (main) thread."""
+    """HTTP on a background thread; the model worker on this (main) thread. The port is bound
+    first; an HTTP server that stops on its own (not at Ctrl-C) is a ServeError."""
     import threading
 
     import uvicorn
 
+    sock = listen(host, port)
     state = build_state(opts)
     config = uvicorn.Config(
-        make_app(state), host=host, port=port, log_level="warning", access_log=False
+        make_app(state),
+        log_level="warning",
+        access_log=False,
+        http=DeadlineH11,  # half-sent requests are closed in seconds (app/serving/deadlines.py)
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     server = uvicorn.Server(config)
-    http = threading.Thread(target=server.run, name="http", daemon=True)
+    http = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="http", daemon=True)
     http.start()
+    interrupted = False
     try:
         state.worker.run(keep_going=http.is_alive)
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     finally:
         server.should_exit = True
         http.join(timeout=10)
+        sock.close()
+    if not interrupted:  # the HTTP thread ended on its own: the server is not serving
+        raise ServeError(
+            str(Bilingual("HTTP 服务意外停止", "the HTTP server stopped unexpectedly"))
+        )

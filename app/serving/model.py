@@ -54,24 +54,45 @@ class TemplateError(ValueError):
     """The model's chat template refused the messages (e.g. roles that do not alternate)."""
 
 
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(path: Path) -> None:
+    """ModelError unless `path` is a regular file that starts as a GGUF model does (llama.cpp
+    is never handed anything else)."""
+    if not path.is_file():
+        raise ModelError(str(Bilingual("模型文件不存在", f"model file not found: {path}")))
+    with path.open("rb") as handle:
+        magic = handle.read(len(GGUF_MAGIC))
+    if magic != GGUF_MAGIC:
+        raise ModelError(
+            str(Bilingual(f"{path} 不是 GGUF 模型文件", f"{path} is not a GGUF model file"))
+        )
+
+
 class Model:
     """One loaded GGUF model; `cached` mirrors the tokens whose KV entries are in sequence 0."""
 
     def __init__(self, path: Path, *, n_ctx: int, n_threads: int, n_batch: int = 512) -> None:
-        if not Path(path).is_file():
-            raise ModelError(str(Bilingual("模型文件不存在", f"model file not found: {path}")))
-        with contextlib.redirect_stderr(io.StringIO()):
-            self.llama = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                n_batch=n_batch,
-                n_ubatch=n_batch,
-                logits_all=False,
-                flash_attn=True,  # batch-invariant attention: verified rows == single-token rows
-                verbose=False,
-            )
+        check_gguf(Path(path))
+        failed: str | None = None
+        with contextlib.redirect_stderr(io.StringIO()):  # llama.cpp's own noise, and the
+            try:  # "Exception ignored" of a half-built model freed before the block ends
+                self.llama = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
+                    n_batch=n_batch,
+                    n_ubatch=n_batch,
+                    logits_all=False,
+                    flash_attn=True,  # batch-invariant attention: verified == single-token rows
+                    verbose=False,
+                )
+            except ValueError as exc:
+                failed = str(exc)
+        if failed is not None:
+            raise ModelError(str(Bilingual("无法加载模型文件", f"cannot load the model: {failed}")))
         self.path = Path(path)
         self.n_ctx = self.llama.n_ctx()
         self.n_batch = n_batch

@@ -181,9 +181,13 @@ class GenerationRequest(Strict):
 
 
 class ChatRequest(GenerationRequest):
-    """A /v1/chat/completions body (the model name is checked by the server)."""
+    """A /v1/chat/completions body (the model name is checked by the server). Log
+    probabilities are refused, as a text completion refuses them (the engine returns none):
+    `logprobs: true` and any `top_logprobs`; `logprobs: false` asks for none."""
 
     messages: Messages
+    logprobs: Literal[False] | None = None
+    top_logprobs: None = None
 
 
 class TokenizeRequest(Strict):
@@ -236,6 +240,7 @@ FIELD_ERRORS: dict[str, Bilingual] = {
     "echo": _BOOLEAN,
     "add_special_tokens": _BOOLEAN,
     "logprobs": _UNSUPPORTED,  # any value: the engine returns none
+    "top_logprobs": _UNSUPPORTED,
     "suffix": _UNSUPPORTED,
     "best_of": _UNSUPPORTED,
 }

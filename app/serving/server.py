@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from app.domain import Bilingual
 from app.serving.completions import Prompt, check_token_ids, parse_completion
+from app.serving.deadlines import BODY_TIMEOUT_S
 from app.serving.metrics import Metrics
 from app.serving.model import TemplateError
 from app.serving.protocol import (
@@ -79,10 +80,22 @@ async def _json_body(request: HttpRequest) -> Any:
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise _too_large()
     data = bytearray()
-    async for part in request.stream():
-        data += part
-        if len(data) > MAX_BODY_BYTES:
-            raise _too_large()
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):  # a half-sent body holds nothing for long
+            async for part in request.stream():
+                data += part
+                if len(data) > MAX_BODY_BYTES:
+                    raise _too_large()
+    except TimeoutError:
+        raise ApiError(
+            408,
+            str(
+                Bilingual(
+                    f"请求体未在 {BODY_TIMEOUT_S:g} 秒内传完",
+                    f"the body did not arrive within {BODY_TIMEOUT_S:g} s",
+                )
+            ),
+        ) from None
     try:
         body = json.loads(data)
     except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,12 +35,25 @@ class RunningApp:
     env: dict[str, str]
     log: Path  # what `streamlit run` printed
 
+    def session_factory(self) -> Any:
+        """Sessions on the app's installation as LexSpec opens them (its audit key signs the
+        accounts they change, its checkpoints anchor what they chain): a change made here is
+        one LexSpec made, as an admin's on another page would be."""
+        from app import database
+        from app.config import Settings
+
+        settings = Settings(
+            data_dir=Path(self.env["LEXSPEC_DATA_DIR"]), database_url=self.database_url
+        )
+        return database.get_session_factory(settings)
+
 
 @pytest.fixture(scope="module")
 def running_app(
     llm_base_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningApp]:
-    """`streamlit run app/main.py` with its own temp data dir and database."""
+    """`streamlit run app/web.py` (app/main.py, and the route that sets the session cookie)
+    with its own temp data dir and database."""
     data = tmp_path_factory.mktemp("e2e-data")
     database_url = f"sqlite:///{data / 'e2e.db'}"
     env = {
@@ -51,7 +65,7 @@ def running_app(
     }
     port = free_port()
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(Path("app") / "main.py"),
+        sys.executable, "-m", "streamlit", "run", str(Path("app") / "web.py"),
         "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip

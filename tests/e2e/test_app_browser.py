@@ -123,15 +123,10 @@ def example_form(page: Any, budget: str | None = None) -> None:
 
 
 def add_user(app: RunningApp, name: str, role: str) -> None:
-    from audit.db import make_engine, make_session_factory, migrate
     from audit.users import create_user
 
-    engine = make_engine(app.database_url)
-    migrate(engine)
-    with make_session_factory(engine)() as session:
+    with app.session_factory().begin() as session:  # as an admin would, with the app's key
         create_user(name, role, PASSWORD, session=session)
-        session.commit()
-    engine.dispose()
 
 
 def sign_in(page: Any, app: RunningApp, name: str, heading: str) -> None:

@@ -82,6 +82,19 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     assert FIRST in revs[1].text and SECOND in revs[1].text  # revision 1's changes are kept
 
 
+def _session_cookie(page: Any, *, present: bool = True) -> dict[str, Any] | None:
+    """The browser's `lexspec_session` cookie once it is there (or gone, `present=False`): the
+    web server sets it from the page's handoff (HttpOnly: only the browser sees it)."""
+    import time
+
+    for _ in range(150):
+        found = [c for c in page.context.cookies() if c["name"] == "lexspec_session"]
+        if bool(found) == present:
+            return dict(found[0]) if found else None
+        time.sleep(0.2)
+    raise AssertionError(f"the session cookie is {'missing' if present else 'still set'}")
+
+
 def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
     running_app: RunningApp, page: Any
 ) -> None:
@@ -89,7 +102,9 @@ def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
     sign_in(page, running_app, "remy", "起草")
     page.get_by_role("link", name="历史记录").click()
     page.get_by_role("heading", name="历史记录").wait_for()
-    page.wait_for_function("document.cookie.includes('lexspec_session=')")
+    cookie = _session_cookie(page)
+    assert cookie is not None and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert "lexspec_session" not in page.evaluate("document.cookie")  # no script reads it
     assert page.url.endswith("/generations")
 
     page.reload()
@@ -106,7 +121,7 @@ def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
 
     page.get_by_role("button", name="退出登录").click()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
-    page.wait_for_function("!document.cookie.includes('lexspec_session=')")
+    assert _session_cookie(page, present=False) is None
     page.goto(f"{running_app.url}/generations")  # signed out: the form, not "Page not found"
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
     assert page.get_by_text(PAGE_NOT_FOUND).count() == 0
@@ -119,16 +134,13 @@ def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
 def test_an_account_disabled_elsewhere_is_signed_out_at_its_next_click(
     running_app: RunningApp, page: Any
 ) -> None:
-    from audit.db import make_engine, make_session_factory
     from audit.users import create_user, set_disabled
 
     add_user(running_app, "dora", "drafter")
     sign_in(page, running_app, "dora", "起草")
-    engine = make_engine(running_app.database_url)
-    with make_session_factory(engine).begin() as session:  # an admin, in another session
+    with running_app.session_factory().begin() as session:  # an admin, in another session
         create_user("boss", "admin", "e2e-password-1", session=session)
         set_disabled("dora", True, session=session, actor="boss")
-    engine.dispose()
     page.get_by_role("button", name="填入示例").click()
     page.get_by_text("您的账户已被管理员停用，已退出登录。").wait_for()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()

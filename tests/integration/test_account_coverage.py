@@ -20,18 +20,18 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.studies import blinding as review_blind
 from audit import chain, store, users
-from audit.coverage import covers
+from audit.coverage import cover_mac, covers
 from audit.db import (
     alembic_config,
     current_revision,
     head_revision,
     make_engine,
-    make_session_factory,
     migrate,
 )
 from audit.domain import ChainFault
 from audit.models import User as UserRow
 from audit.vocabulary import EventKind
+from tests.conftest import TEST_AUDIT_KEY, keyed_factory
 from tests.integration.test_review_store import _generated_study, _verdict
 from tests.servers import run_lexspec
 
@@ -92,7 +92,12 @@ def test_signing_out_is_a_chained_event(db_session_factory: sessionmaker[Session
         event = store.list_events(session=session)[0]
         (entry,) = event.payload["covers"]
         assert (event.kind, event.actor) == ("user.signed_out", "dana")
-        assert entry == covers("users", dana.id, session=session)
+        assert {k: v for k, v in entry.items() if k != "mac"} == covers(
+            "users", dana.id, session=session
+        )  # signed for its event's seq with the audit key (audit.coverage, issue 37)
+        assert entry["mac"] == cover_mac(
+            TEST_AUDIT_KEY, "users", dana.id, entry["digest"], event.seq
+        )
     assert _faults(db_session_factory) == []
 
 
@@ -150,7 +155,10 @@ def test_an_account_added_or_deleted_outside_lexspec_is_caught(
         )
         conn.execute(text("DELETE FROM users WHERE name = 'alice'"))
     reasons = {f.reason.en for f in _faults(db_session_factory, "users")}
-    assert reasons == {"not in the audit chain (added outside LexSpec)", "deleted outside LexSpec"}
+    assert reasons == {
+        "not in the audit chain (added outside LexSpec); the account is eve, role admin now",
+        "deleted outside LexSpec",
+    }
 
 
 def test_an_edited_verdict_is_caught(
@@ -195,8 +203,8 @@ def test_migration_0005_covers_accounts_that_existed_before(db_url: str) -> None
             ),
             {"t": datetime(2025, 6, 1, 12, 30, 0, 123456)},
         )
-    migrate(engine)
-    factory = make_session_factory(engine)
+    migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)
+    factory = keyed_factory(engine)
     try:
         with factory() as session:
             assert store.list_events(session=session)[0].kind == "audit.coverage_baseline"
@@ -250,7 +258,7 @@ def _accounts_at_0010(engine: Engine) -> None:
                 ),
                 {"n": name, "t": datetime(2026, 11, 1, 9, 0, 0, 654321), "v": version},
             )
-    factory = make_session_factory(engine)
+    factory = keyed_factory(engine)  # 0010's code wrote no `mac`; revision 0011 ignores it
     with factory.begin() as session:
         for row in session.execute(select(UserRow.__table__).order_by(UserRow.id)):
             values = {c: row._mapping[c] for c in COLUMNS_0010}
@@ -271,14 +279,16 @@ def test_migration_0011_covers_the_credential_version_of_accounts_that_existed_b
     engine = make_engine(db_url)
     migrate(engine, "0010")
     _accounts_at_0010(engine)
-    migrate(engine)
-    factory = make_session_factory(engine)
+    migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)
+    factory = keyed_factory(engine)
     try:
         with factory() as session:
-            baseline = store.list_events(session=session)[0]
+            signed, baseline = store.list_events(session=session)[:2]
             ids = dict(session.execute(text("SELECT name, id FROM users")).all())
         assert (baseline.kind, baseline.actor) == ("audit.coverage_baseline", "migration 0011")
         assert [e["id"] for e in baseline.payload["covers"]] == [ids["root"], ids["carol"]]
+        assert signed.actor == "migration 0012"  # the same accounts, signed (issue 37)
+        assert [e["id"] for e in signed.payload["covers"]] == [ids["root"], ids["carol"]]
         assert [(f.table, f.id) for f in _faults(factory)] == [("users", ids["eve"])]
         with engine.begin() as conn:  # the version is covered now
             conn.execute(text("UPDATE users SET credential_version = 1 WHERE name = 'carol'"))
@@ -301,8 +311,8 @@ def test_migration_0011_downgrades_unless_a_sign_out_is_chained(db_url: str) -> 
     engine = make_engine(db_url)
     migrate(engine, "0010")
     _accounts_at_0010(engine)
-    migrate(engine)
-    factory = make_session_factory(engine)
+    migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)
+    factory = keyed_factory(engine)
     try:
         _downgrade(engine, "0010")
         assert current_revision(engine) == "0010"
@@ -310,7 +320,7 @@ def test_migration_0011_downgrades_unless_a_sign_out_is_chained(db_url: str) -> 
             store.append_event(
                 session=session, actor="x", kind=EventKind.USER_SIGNED_OUT, payload={}
             )
-        migrate(engine)
+        migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)
         with factory.begin() as session:
             root = session.scalar(text("SELECT id FROM users WHERE name = 'root'"))
             users.end_sessions(root, session=session)

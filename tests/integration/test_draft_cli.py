@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.servers import REPO, free_port
+from tests.servers import REPO, free_port, run_lexspec
 
 pytestmark = pytest.mark.integration
 
@@ -82,6 +82,11 @@ def test_streams_a_draft_with_stats_writes_it_and_logs_it(
     llm_base_url: str, tmp_path: Path, audit_db: str
 ) -> None:
     out_file, report_file = tmp_path / "draft.txt", tmp_path / "report.json"
+    added = run_lexspec(
+        "user", "add", "王律师", "--role", "drafter", "--password", "long enough",
+        env={"LEXSPEC_DATA_DIR": str(tmp_path / "data")},
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr  # --user names an account (issue 37)
     args = ("--max-tokens", "24", "--out", str(out_file), "--user", "王律师",
             "--report", str(report_file))  # fmt: skip
     code, out, err = run(*CLAUSE, *args, base_url=llm_base_url)

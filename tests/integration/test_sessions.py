@@ -29,7 +29,7 @@ def test_token_round_trip_and_forgeries() -> None:
     dana = User(7, "dana", "drafter", False, datetime.now(UTC), credential_version=3)
     token = sessions.issue(dana, key=KEY, now=NOW)
     claims = sessions.read(token, key=KEY)
-    assert claims == sessions.Claims(7, 3, "drafter", NOW)
+    assert claims == sessions.Claims(7, 3, "drafter", NOW, sessions.created_of(dana))
     payload, signature = token.rsplit(".", 1)
     forged = [
         token.replace(".drafter.", ".admin."),  # a role of one's choosing
@@ -38,6 +38,7 @@ def test_token_round_trip_and_forgeries() -> None:
         "",
         "not-a-token",
         "1.0.admin.1800000000.",
+        payload.rsplit(".", 1)[0] + "." + signature,  # a token of the old form (no creation)
     ]
     assert [sessions.read(f, key=KEY) for f in forged] == [None] * len(forged)
     assert sessions.read(token, key=bytes(32)) is None  # another installation's key

@@ -25,11 +25,13 @@ WRONG = "Wrong user name or password"  # the password was checked (and did not m
 TOO_MANY = "Too many attempts"  # refused before the password check
 
 
-def _attempt(factory: sessionmaker[Session], password: str, throttle: FailureThrottle) -> str:
+def _attempt(
+    factory: sessionmaker[Session], password: str, throttle: FailureThrottle, name: str = "alice"
+) -> str:
     """One sign-in as the page makes it (a fresh session_scope); what came of it."""
     try:
         with session_scope(factory) as session:
-            return sign_in("alice", password, session=session, throttle=throttle).name
+            return sign_in(name, password, session=session, throttle=throttle).name
     except SignInError as exc:
         return exc.message("en")
 
@@ -59,7 +61,8 @@ def test_a_session_already_begun_is_refused(db_session_factory: sessionmaker[Ses
 
 
 def test_concurrent_wrong_guesses_in_threads(db_session_factory: sessionmaker[Session]) -> None:
-    """20 guesses at once, limit 5: at most 5 reach the password check, the others wait."""
+    """20 guesses at once, limit 5: at most 5 reach the password check, the others wait (issue
+    37 saw these 5 reach it: that is the limit, the window's allowance, never more)."""
     with db_session_factory.begin() as session:
         users.create_user("alice", "drafter", "correct horse", session=session)
     throttle = FailureThrottle(max_failures=5)
@@ -79,6 +82,37 @@ def test_concurrent_wrong_guesses_in_threads(db_session_factory: sessionmaker[Se
     refused = sum(r.startswith(TOO_MANY) for r in results)
     assert len(results) == 20 and checked + refused == 20, results
     assert checked == 5  # exactly the limit: none lost, none extra
+
+
+def test_a_burst_after_the_limit_reaches_nothing(db_session_factory: sessionmaker[Session]) -> None:
+    """Issue 37's burst, where the limit was already spent: 20 guesses at once after 5 wrong
+    ones reach no password check, and after the lockout exactly one does."""
+    with db_session_factory.begin() as session:
+        users.create_user("alice", "drafter", "correct horse", session=session)
+    now = [1000.0]
+    throttle = FailureThrottle(max_failures=5, clock=lambda: now[0])
+    assert [_attempt(db_session_factory, f"wrong {n}", throttle) for n in range(5)] == [WRONG] * 5
+    for burst, reached in ((0, 0), (61, 1)):
+        now[0] += burst
+        results = _burst(db_session_factory, throttle, 20)
+        assert len(results) == 20 and results.count(WRONG) == reached, results
+
+
+def _burst(factory: sessionmaker[Session], throttle: FailureThrottle, n: int) -> list[str]:
+    """`n` wrong guesses at the same moment, from as many threads; what came of each."""
+    barrier = threading.Barrier(n)
+    results: list[str] = []
+
+    def guess(i: int) -> None:
+        barrier.wait(timeout=60)
+        results.append(_attempt(factory, f"guess {i}", throttle))
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results
 
 
 # One guessing process: wait for the starting gun, then make 5 wrong guesses through the app.
@@ -131,3 +165,31 @@ def test_concurrent_guesses_from_several_processes(
     assert len(lines) == 20
     assert lines.count(WRONG) == 5
     assert sum(line.startswith(TOO_MANY) for line in lines) == 15
+
+
+def test_attack_names_of_any_length_and_number_leave_no_lasting_rows(
+    db_session_factory: sessionmaker[Session],
+) -> None:
+    """Issue 37: `sign_in_attempts` kept a row per name tried, of any length, never pruned.
+    Must hold: a name longer than any account's adds no row; the rows of names untried for
+    the window are deleted at the next try."""
+    from sqlalchemy import func, select
+
+    from audit.models import SignInAttempt
+
+    now = [1000.0]
+    throttle = FailureThrottle(clock=lambda: now[0])
+    for name in ("x" * 1_000_000, "ﷺ" * 10):  # 1 MB; ten characters NFKC makes 180
+        assert _attempt(db_session_factory, "whatever", throttle, name) == WRONG
+    sprayed = [f"guess{n}" for n in range(50)]
+    for name in sprayed:
+        assert _attempt(db_session_factory, "whatever", throttle, name) == WRONG
+
+    def rows() -> int:
+        with db_session_factory() as session:
+            return int(session.scalar(select(func.count()).select_from(SignInAttempt)) or 0)
+
+    assert rows() == len(sprayed)
+    now[0] += 301  # the window has passed for every one of them
+    assert _attempt(db_session_factory, "whatever", throttle, "one more") == WRONG
+    assert rows() == 1

@@ -15,9 +15,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from audit import firm_clauses, store, users
-from audit.db import current_revision, head_revision, make_engine, make_session_factory, migrate
+from audit.db import current_revision, head_revision, make_engine, migrate
 from audit.firm_clauses import FirmClauseDraft
 from audit.vocabulary import ClauseStatus, EventKind, Role
+from tests.conftest import TEST_AUDIT_KEY, keyed_factory
 from tests.integration.test_audit_store import make_record
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
@@ -133,7 +134,7 @@ def test_every_vocabulary_column_has_its_check(db_engine: Engine) -> None:
 def test_a_value_outside_the_vocabulary_is_refused(
     db_engine: Engine, table: str, column: str
 ) -> None:
-    _seed(make_session_factory(db_engine))
+    _seed(keyed_factory(db_engine))
     bad = CONSTRAINED[table, column]
     with pytest.raises(IntegrityError), db_engine.begin() as conn:
         conn.execute(text(f"UPDATE {table} SET {column} = :bad"), {"bad": bad})
@@ -157,10 +158,10 @@ def test_every_event_kind_is_taken_at_head(db_session_factory: sessionmaker[Sess
 
 
 def test_upgrade_from_before_the_checks_keeps_rows_and_hashes(old_engine: Engine) -> None:
-    factory = make_session_factory(old_engine)
+    factory = keyed_factory(old_engine)
     _seed(factory)
     before, verified = _hashes(old_engine), _verify(factory)
-    migrate(old_engine)
+    migrate(old_engine, cover_key=lambda: TEST_AUDIT_KEY)
     assert current_revision(old_engine) == head_revision()
     assert _hashes(old_engine) == before
     assert _verify(factory) == verified
@@ -178,11 +179,11 @@ def test_upgrade_from_before_the_checks_keeps_rows_and_hashes(old_engine: Engine
 
 def test_upgrade_reads_unknown_design_and_item_status_as_the_code_did(old_engine: Engine) -> None:
     """Neither column is chained or covered: an unknown value becomes what the code read it as."""
-    _seed(make_session_factory(old_engine))
+    _seed(keyed_factory(old_engine))
     with old_engine.begin() as conn:
         conn.execute(text("UPDATE studies SET design = 'legacy'"))
         conn.execute(text("UPDATE study_items SET status = 'odd' WHERE id = 2"))
-    migrate(old_engine)
+    migrate(old_engine, cover_key=lambda: TEST_AUDIT_KEY)
     with old_engine.connect() as conn:
         assert conn.execute(text("SELECT design FROM studies")).scalar() == "scores"
         statuses = conn.execute(text("SELECT status FROM study_items ORDER BY id")).scalars()
@@ -192,11 +193,11 @@ def test_upgrade_reads_unknown_design_and_item_status_as_the_code_did(old_engine
 def test_upgrade_refuses_an_edited_chained_value_and_changes_nothing(old_engine: Engine) -> None:
     """A role, status or kind outside the vocabulary was written outside LexSpec: the migration
     names it and stops before 0010, leaving the evidence for `lexspec audit verify`."""
-    _seed(make_session_factory(old_engine))
+    _seed(keyed_factory(old_engine))
     with old_engine.begin() as conn:
         conn.execute(text("UPDATE users SET role = 'superuser' WHERE name = 'rita'"))
     with pytest.raises(RuntimeError, match=r"users\.role id \d+: 'superuser'"):
-        migrate(old_engine)
+        migrate(old_engine, cover_key=lambda: TEST_AUDIT_KEY)
     assert current_revision(old_engine) == BEFORE_CHECKS
     with old_engine.connect() as conn:
         assert conn.execute(sa.text("SELECT role FROM users WHERE name = 'rita'")).scalar() == (

@@ -202,3 +202,42 @@ def test_vllm_endpoints_turn_qwen3_thinking_off(services: dict[str, Any]) -> Non
         assert endpoints[name].chat_template_kwargs == {"enable_thinking": False}
     env_lines = (REPO / ".env.example").read_text().splitlines()
     assert 'LEXSPEC_LLM_CHAT_TEMPLATE_KWARGS={"enable_thinking": false}' in env_lines
+
+
+def test_every_port_is_published_on_localhost_by_default(services: dict[str, Any]) -> None:
+    """Issue 37: the app was published on every interface over plain HTTP. Every published
+    port is on 127.0.0.1 unless an operator widens APP_BIND (behind a TLS proxy, the docs say)."""
+    published = {name: s.get("ports", []) for name, s in services.items()}
+    for name, ports in published.items():
+        assert all(p.startswith("127.0.0.1:") for p in ports), (name, ports)
+    assert published["app"] and published["app-cpu"]
+    raw = (REPO / "docker-compose.yml").read_text()
+    assert raw.count("${APP_BIND:-127.0.0.1}:") == 2
+
+
+def test_the_model_container_sees_the_corpus_only(services: dict[str, Any]) -> None:
+    """Issue 37: the embedded model server mounted app-data, which holds the audit and session
+    keys and the spool. It mounts the corpus read-only, the volume the app writes it to."""
+    embedded = services["embedded"]
+    assert embedded["volumes"] == ["corpus:/corpus:ro"]
+    assert embedded["environment"]["LEXSPEC_CORPUS_DIR"] == "/corpus"
+    assert "LEXSPEC_DATA_DIR" not in embedded["environment"]
+    for name in ("app", "app-cpu"):
+        assert set(services[name]["volumes"]) == {"app-data:/data", "corpus:/corpus"}
+        assert services[name]["environment"]["LEXSPEC_CORPUS_DIR"] == "/corpus"
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert "chown lexspec:lexspec /data /corpus" in dockerfile  # the volume is the app's to write
+
+
+def test_streamlit_listens_on_this_machine_only_by_default() -> None:
+    import tomllib
+
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["address"] == "127.0.0.1"
+
+
+def test_every_launcher_starts_the_app_with_its_cookie_route() -> None:
+    """app/web.py serves app/main.py and the route that sets the session cookie HttpOnly."""
+    for path in ("Dockerfile", "docker-compose.yml", "app/commands/run.py"):
+        text = (REPO / path).read_text(encoding="utf-8")
+        assert "app/main.py" not in text and "web.py" in text, path

@@ -165,6 +165,7 @@ USER_IS_THE_SUBJECT = {
     "app/accounts/__init__.py:can_see_all_history",
     "app/accounts/__init__.py:remember",
     "app/accounts/sessions.py:issue",
+    "app/accounts/sessions.py:created_of",
     "app/accounts/sessions.py:recheck",
     "app/accounts/sessions.py:end_everywhere",
 }

@@ -166,7 +166,7 @@ def test_the_pia_cover_carries_its_subtitle() -> None:
 
 def test_any_type_can_be_exported_in_either_style(report) -> None:  # type: ignore[no-untyped-def]
     text = "【适用情形】\n一、基本情况\n（一）公司名称：甲公司\n正文。"
-    meta = ExportMeta(title="指南", client="甲公司", date=dt.date(2025, 3, 1))
+    meta = ExportMeta(title="指南", client="甲公司", doc_date=dt.date(2025, 3, 1))
     standard = _read(draft_to_docx(text, meta=meta))
     assert "草稿" in standard.sections[0].header.paragraphs[0].text
     assert standard.sections[0].top_margin != Cm(2.54)

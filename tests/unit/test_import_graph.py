@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "app.studies",
     ),  # approving precedents; blind review studies, built on drafts
     ("app.commands", "app.pages"),  # the command line's and the browser's faces
-    ("app.cli", "app.main"),  # entry points
+    ("app.cli", "app.main", "app.web"),  # entry points
 )
 PACKAGE_ROOT = "app"  # app/__init__.py holds only the version; it imports nothing
 

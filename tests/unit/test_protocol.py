@@ -273,3 +273,27 @@ def test_a_length_that_does_not_fit_is_400(prompt_tokens: int, max_tokens: int |
     with pytest.raises(ApiError) as info:
         check_length(prompt_tokens, max_tokens, 1000, default=100)
     assert info.value.status == 400 and info.value.kind == "context_length_exceeded"
+
+
+@pytest.mark.parametrize(
+    ("fields", "refused"),
+    [
+        ({"logprobs": True}, "logprobs"),
+        ({"logprobs": True, "top_logprobs": 3}, "logprobs"),
+        ({"top_logprobs": 0}, "top_logprobs"),
+        ({"logprobs": False}, None),
+        ({"logprobs": None, "top_logprobs": None}, None),
+    ],
+)
+def test_chat_log_probabilities_are_refused_like_a_completions(
+    fields: dict[str, Any], refused: str | None
+) -> None:
+    """Issue 37: chat accepted `logprobs: true` and returned none; completions refused it.
+    The engine computes none, so asking for them is a 400 naming the field."""
+    if refused is None:
+        assert parse_chat(body(**fields)).messages
+        return
+    with pytest.raises(ApiError) as info:
+        parse_chat(body(**fields))
+    assert info.value.status == 400 and info.value.param == refused
+    assert "not supported" in info.value.message
