@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, func, or_, select, update
+from sqlalchemy import ColumnElement, Table, func, inspect, or_, select, update
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.orm import Session
 
@@ -278,13 +278,20 @@ def list_events(
     ]
 
 
-def _links(session: Session, max_seq: int) -> Iterator[chain.Link]:
+def _chained_here(session: Session) -> tuple[Any, ...]:
+    """The chained models whose tables the database has: one not yet upgraded (verified before
+    `db upgrade`, say) lacks the tables later migrations add, and so holds none of their rows."""
+    tables = set(inspect(session.connection()).get_table_names())
+    return tuple(m for m in CHAINED if m.__tablename__ in tables)
+
+
+def _links(session: Session, max_seq: int, models: tuple[Any, ...]) -> Iterator[chain.Link]:
     """Every chained row in seq order, fetched in seq windows so memory stays flat."""
     low = 0
     while low < max_seq:
         high = low + VERIFY_BATCH
         batch: list[tuple[Table, Any]] = []
-        for model in CHAINED:
+        for model in models:
             table = cast(Table, model.__table__)
             query = select(table).where(table.c.seq > low, table.c.seq <= high)
             batch.extend((table, row._mapping) for row in session.execute(query))
@@ -306,8 +313,11 @@ def verify_chain(*, session: Session) -> ChainReport:
         # (SQLite: one transaction reads one WAL snapshot already).
         query = query.with_for_update(read=True)
     head = session.execute(query).one()
-    max_seq = max([head.last_seq, *(session.scalar(select(func.max(m.seq))) or 0 for m in CHAINED)])
-    report = chain.walk(_links(session, max_seq), head_seq=head.last_seq, head_hash=head.last_hash)
+    models = _chained_here(session)
+    max_seq = max([head.last_seq, *(session.scalar(select(func.max(m.seq))) or 0 for m in models)])
+    report = chain.walk(
+        _links(session, max_seq, models), head_seq=head.last_seq, head_hash=head.last_hash
+    )
     uncovered = tuple(coverage_faults(session=session))
     return replace(report, ok=report.ok and not uncovered, uncovered=uncovered)
 

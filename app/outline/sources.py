@@ -239,7 +239,9 @@ def route_lines(_part: Part, context: SourceContext) -> list[str]:
         ]
     return [
         f"出境路径：{decision.route_text.zh}",
-        f"法律依据：{decision.basis_text()}",
+        # 判定依据, not 法律依据: the articles the route engine decided on (app.route, data with
+        # sources), not a basis block closing the prose above (app.validation.basis)
+        f"判定依据：{decision.basis_text()}",
         f"判定理由：{decision.explanation.zh}",
         *(f"持续监测：{watch.zh}" for watch in decision.watch),
     ]

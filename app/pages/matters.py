@@ -11,6 +11,7 @@ import streamlit as st
 
 from app.domain import BilingualError, Role, describe
 from app.pages.matter_panel import MATTER, NEED_KEYS
+from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import User
 
@@ -101,18 +102,21 @@ def _needs(view: MatterView) -> None:
     else:
         st.info(tr("matter.route", route=view.decision.route_text.text(ui_lang)),
                 icon=":material/route:")  # fmt: skip
-        st.caption(f"{view.decision.basis_text()} · {view.decision.explanation.text(ui_lang)}")
+        st.caption(
+            f"{plain(view.decision.basis_text())} · "
+            f"{plain(view.decision.explanation.text(ui_lang))}"
+        )
     for type_id, warning in stale_reports(view, types):
         title = types[type_id].title(ui_lang)
-        st.warning(f"{title}：{warning.text(ui_lang)}", icon=":material/event_busy:")
+        st.warning(f"{plain(title)}：{plain(warning.text(ui_lang))}", icon=":material/event_busy:")
     st.markdown(f"**{tr('matter.needs')}**")
     for need in view.needs:
         if need.type_id not in types:
             continue
         cols = st.columns([5, 1])
         basis = f"（{need.basis.text}）" if need.basis else ""
-        cols[0].markdown(f"**{types[need.type_id].title(ui_lang)}** · {tr(NEED_KEYS[need.need])}"
-                         f"{basis}  \n{need.why.text(ui_lang)}")  # fmt: skip
+        cols[0].markdown(f"**{plain(types[need.type_id].title(ui_lang))}** · {tr(NEED_KEYS[need.need])}"
+                         f"{plain(basis)}  \n{plain(need.why.text(ui_lang))}")  # fmt: skip
         if cols[1].button(tr("matter.draft_it"), key=f"matters.draft.{need.type_id}.{need.need}"):
             _go_draft(view.matter.number, need.type_id)
 
@@ -174,9 +178,9 @@ def _documents(number: str, user: User) -> None:
         st.caption(tr("matter.documents_hint"))
     with st.expander(tr("matter.versions", n=len(versions))):
         for v in reversed(versions):
-            st.markdown(f"**v{v.version}** · {v.user_name} · "
-                        f"{v.created_at.strftime('%Y-%m-%d %H:%M:%S UTC')}")  # fmt: skip
-            st.caption("；".join(f"{k}：{val}" for k, val in v.facts.items()))
+            st.markdown(f"**v{plain(v.version)}** · {plain(v.user_name)} · "
+                        f"{plain(v.created_at.strftime('%Y-%m-%d %H:%M'))}")  # fmt: skip
+            st.caption(plain("；".join(f"{k}：{val}" for k, val in v.facts.items())))
 
 
 def render() -> None:
@@ -198,7 +202,7 @@ def render() -> None:
         return
     st.divider()
     matter = view.matter
-    st.subheader(f"{matter.number} · {matter.client}")
+    st.subheader(f"{plain(matter.number)} · {plain(matter.client)}")
     st.caption(tr("matter.header", title=matter.title or "—", version=matter.version,
                   user=matter.user_name, at=matter.created_at.strftime("%Y-%m-%d %H:%M")))  # fmt: skip
     _needs(view)

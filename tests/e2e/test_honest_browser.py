@@ -33,16 +33,11 @@ NEW_COMPANY = "北京新公司有限公司"
 
 def _generations(app: RunningApp, user: str) -> list[Any]:
     """The user's logged generations, newest first, read from the audit log itself."""
-    from audit.db import make_engine, make_session_factory
     from audit.store import get_generation, search_generations
 
-    engine = make_engine(app.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            rows = search_generations(session=session, user_name=user)
-            return [get_generation(r.id, session=session) for r in rows]
-    finally:
-        engine.dispose()
+    with app.session_factory()() as session:
+        rows = search_generations(session=session, user_name=user)
+        return [get_generation(r.id, session=session) for r in rows]
 
 
 def _requests_served(app: RunningApp) -> float:

@@ -45,19 +45,16 @@ def _matter(app: RunningApp, user: str) -> None:
     """The matter, saved as the page would (the service, as the drafter)."""
     from app.matters import service
     from app.prompts import load_library
-    from audit.db import make_engine, make_session_factory
     from audit.domain import User
 
     actor = User(id=1, name=user, role="drafter", must_change_password=False,
                  created_at=datetime.now(UTC))  # fmt: skip
-    engine = make_engine(app.database_url)
-    with make_session_factory(engine)() as session:
+    with app.session_factory()() as session:
         service.create_matter("MC-2025-017", client="上海明川跨境电子商务有限公司",
                               title="跨境订单数据出境", facts=FACTS,
                               types=load_library(REPO_ROOT / "prompts").types, session=session,
                               actor=actor)  # fmt: skip
         session.commit()
-    engine.dispose()
 
 
 def test_a_report_is_drafted_from_the_matter_and_a_fact_is_changed(

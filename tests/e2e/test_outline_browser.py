@@ -43,7 +43,7 @@ def test_filing_guide_from_its_outline(running_app: RunningApp, page: Any) -> No
 
     text = page.get_by_label("草稿（可编辑）").input_value()
     headings = [line for line in text.splitlines() if line.startswith("【")]
-    assert headings == ["【适用情形】", "【材料清单】", "【常见错误】"]
+    assert headings == ["【适用情形】", "【逐项填写指引】", "【材料清单】", "【常见错误】"]
     assert "一、基本情况" in text
     assert re.search(
         r"\n（[一二三四五六七八九十]+）自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1200000\n",

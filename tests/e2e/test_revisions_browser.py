@@ -33,19 +33,14 @@ ADDED = "二、律师补充\n依据《个人信息保护法》第三十八条办
 
 def _audit(app: RunningApp, generation_user: str) -> tuple[list[Any], Any, Any]:
     """The user's generations (newest first), the newest one's revisions and the chain report."""
-    from audit.db import make_engine, make_session_factory
     from audit.revisions import list_revisions
     from audit.store import get_generation, search_generations, verify_chain
 
-    engine = make_engine(app.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            rows = search_generations(session=session, user_name=generation_user)
-            gens = [get_generation(r.id, session=session) for r in rows]
-            revs = list_revisions(rows[0].id, session=session) if rows else []
-            return gens, revs, verify_chain(session=session)
-    finally:
-        engine.dispose()
+    with app.session_factory()() as session:
+        rows = search_generations(session=session, user_name=generation_user)
+        gens = [get_generation(r.id, session=session) for r in rows]
+        revs = list_revisions(rows[0].id, session=session) if rows else []
+        return gens, revs, verify_chain(session=session)
 
 
 def test_edit_save_revision_redline_tracked_docx_then_regenerate(

@@ -29,17 +29,12 @@ PAGE_NOT_FOUND = "Page not found"
 
 
 def _revisions(app: RunningApp, user: str) -> list[Any]:
-    from audit.db import make_engine, make_session_factory
     from audit.revisions import list_revisions
     from audit.store import search_generations
 
-    engine = make_engine(app.database_url)
-    try:
-        with make_session_factory(engine)() as session:
-            newest = search_generations(session=session, user_name=user)[0]
-            return list_revisions(newest.id, session=session)
-    finally:
-        engine.dispose()
+    with app.session_factory()() as session:
+        newest = search_generations(session=session, user_name=user)[0]
+        return list_revisions(newest.id, session=session)
 
 
 def _edit(page: Any, text: str) -> None:
@@ -193,7 +188,8 @@ def test_attack_a_direct_url_of_any_page_opens_it_without_page_not_found(
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill("e2e-password-1")
     page.get_by_role("button", name="登录").click()
-    page.wait_for_function("document.cookie.includes('lexspec_session=')")
+    page.get_by_text(f"已登录：{name}").first.wait_for()  # signed in
+    _session_cookie(page)  # the HttpOnly cookie that brings the user back on a page load
     for who, path, heading in ROLE_URLS:
         if who == role:
             _opens(page, running_app, path, heading)

@@ -154,6 +154,12 @@ def _users() -> None:
     users.render()
 
 
+def _matters() -> None:
+    from app.pages import matters
+
+    matters.render()
+
+
 FORBIDDEN_TO_A_REVIEWER = {
     "drafting": _draft,
     "generations": _history,
@@ -161,6 +167,7 @@ FORBIDDEN_TO_A_REVIEWER = {
     "study-results": _results,
     "metrics": _monitor,
     "accounts": _users,
+    "matters": _matters,
 }
 
 

@@ -25,7 +25,7 @@ from app.drafting.context import DraftContext
 from app.drafting.outcome import GenerationOutcome
 from audit import store
 from audit.db import make_engine, make_session_factory, migrate
-from tests.conftest import app_context
+from tests.conftest import TEST_AUDIT_KEY, app_context, keyed_factory
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
@@ -217,11 +217,10 @@ def test_0003_keys_existing_names_without_locking_anyone_out(db_url: str) -> Non
                 ),
                 {"n": name, "h": hasher.hash(f"{name} password")},
             )
-    migrate(engine)
+    migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)  # 0012 signs the accounts' digests
     previous = users.use_password_hasher(hasher)
     try:
-        factory = make_session_factory(engine)
-        with factory.begin() as session:
+        with keyed_factory(engine).begin() as session:
             keys = session.execute(text("SELECT name, name_key FROM users ORDER BY id")).all()
             assert [tuple(k) for k in keys] == [
                 ("Alice", "alice"),

@@ -242,7 +242,8 @@ def test_a_draft_queued_behind_long_requests_waits_and_succeeds(llm_base_url: st
     count = [{"role": "user", "content": "Count from 1 to 5000, one number per line."}]
 
     def long_request(seed: int) -> None:
-        body = {"messages": count, "temperature": 0.8, "seed": seed, "max_tokens": 100}
+        # long enough to outlast the CLI's start on a busy machine (~15 s each at 70 tokens/s)
+        body = {"messages": count, "temperature": 0.8, "seed": seed, "max_tokens": 1000}
         httpx.post(url, json=body, timeout=600)
 
     busy = [threading.Thread(target=long_request, args=(seed,)) for seed in range(2)]

@@ -41,15 +41,17 @@ def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def account(audit_db: str) -> str:
-    """A drafter account in the test's audit log, which `--as` names."""
-    from audit.db import make_engine, make_session_factory, migrate
+def account(audit_db: str, audit_key_file: Path) -> str:
+    """A drafter account in the test's audit log, which `--as` names (signed with the
+    installation's audit key, which the CLI in its subprocess reads from the same file)."""
+    from audit.db import make_engine, migrate
     from audit.users import create_user
+    from tests.conftest import TEST_AUDIT_KEY, keyed_factory
 
     engine = make_engine(audit_db)
     try:
-        migrate(engine)
-        with make_session_factory(engine)() as session:
+        migrate(engine, cover_key=lambda: TEST_AUDIT_KEY)
+        with keyed_factory(engine)() as session:
             create_user("alice", "drafter", "correct horse battery", session=session)
             session.commit()
     finally:

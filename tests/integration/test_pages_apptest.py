@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app import database
 from app.config import get_settings
 from tests.conftest import acting, app_session
+from tests.page_markdown import shown
 
 MAIN = str(Path(__file__).resolve().parents[2] / "app" / "main.py")
 DEAD_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
@@ -150,6 +151,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     assert result.context.mode == "outline"
     assert [ln for ln in result.text.splitlines() if ln.startswith("【")] == [
         "【适用情形】",
+        "【逐项填写指引】",
         "【材料清单】",
         "【常见错误】",
     ]
@@ -267,7 +269,7 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
     assert not any("Generation complete" in s.value for s in at.success)
     assert any("1 part(s) failed the prose checks" in w.value for w in at.warning)
     assert not any(str(plan.steps[1].clause.id) in w.value for w in at.warning)
-    captions = [c.value for c in at.caption]
+    captions = [shown(c.value) for c in at.caption]
     assert any("8.4" in c and "lead-in" in c and "vetted clause stands in" in c for c in captions)
     assert any("adapted by the model 1" in c and "replaced by the vetted clause 1" in c
                for c in captions)  # fmt: skip

@@ -11,6 +11,7 @@ from app.domain import MatterRef
 from tests.conftest import app_session
 from tests.integration.test_pages_apptest import app_as, make_user, page_as
 from tests.integration.test_pages_apptest import app_env as app_env  # the fixture
+from tests.page_markdown import shown
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("app_env")]
 FACTS = {
@@ -64,7 +65,7 @@ def test_a_matter_is_created_and_its_route_decides_the_reports() -> None:
             at.text_input(key=key).input(value)
     at.button(key="matters.create").click().run()
     assert not at.exception, at.exception
-    assert any("已保存案件 MC-2025-017 第1版" in s.value for s in at.success)
+    assert any("已保存案件 MC-2025-017 第1版" in shown(s.value) for s in at.success)
     page = " ".join(m.value for m in at.markdown)
     assert "数据出境风险自评估报告" in page and "申报／备案材料" in page
     assert "个人信息保护影响评估报告" in page and "应留存（不申报）" in page
@@ -81,7 +82,7 @@ def test_editing_the_facts_saves_a_new_version_and_warns_when_stale() -> None:
     at.button(key=f"{prefix}.save").click().run()
     assert not at.exception, at.exception
     assert any("第2版" in c.value for c in at.caption)
-    warnings = [w.value for w in at.warning]
+    warnings = [shown(w.value) for w in at.warning]
     assert any("晚于评估完成之日（2025-02-28）起3个月" in w for w in warnings), warnings
 
 
@@ -97,7 +98,7 @@ def test_the_draft_page_starts_from_the_matters_facts() -> None:
     assert at.text_input(key=f"{field}matter_ref").value == "MC-2025-017"
     assert at.selectbox(key=f"{field}is_ciio").value == "否"
     assert at.session_state["draft.matter.ref"] == MatterRef("MC-2025-017", 1)
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(shown(c.value) for c in at.caption)
     assert (
         "按案件 MC-2025-017" in captions
         and "个人信息保护影响评估报告（申报／备案材料）" in captions

@@ -53,7 +53,7 @@ def test_run_stops_the_app_on_a_signal(
             os.killpg(proc.pid, sig)
         else:
             proc.send_signal(sig)
-        raw, _ = proc.communicate(timeout=60)
+        raw, _ = proc.communicate(timeout=180)  # a limit for a loaded machine, not a measure
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -22,6 +22,7 @@ from audit.spool import mac as spool_mac
 from tests.conftest import app_context
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
 from tests.integration.test_audit_store import make_record
+from tests.page_markdown import shown
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
@@ -161,8 +162,8 @@ def test_the_monitor_page_shows_the_spool_and_its_quarantine(
         spool.append(make_record(output_text="等待中"))  # as a failed write would leave it
         at = page_as(_monitor_page, admin)
         assert not at.exception
-        warnings = [w.value for w in at.warning]
-        errors = [e.value for e in at.error]
+        warnings = [shown(w.value) for w in at.warning]
+        errors = [shown(e.value) for e in at.error]
         assert any("1 audit record(s) wait in the spool" in w for w in warnings), warnings
         assert any(
             "1 spool line(s) could not be read back" in e and str(spool.quarantine_path) in e
