@@ -24,8 +24,8 @@ from docx.text.run import Run
 
 from app.domain import Finding
 from app.export import labels
-from app.export.comments import PlacedRun, anchor_runs, comment_text
 from app.export.cleaning import xml_safe
+from app.export.comments import PlacedRun, anchor_runs, comment_text
 from app.review.reader import ParagraphSpan, iter_paragraphs, open_docx, paragraph_runs
 
 if TYPE_CHECKING:

@@ -177,7 +177,9 @@ class Numbering:
             if mark not in text:
                 continue
             other = self._level(num_id, i - 1)
-            value = counters[i - 1] if counters[i - 1] is not None else (other.start if other else 1)
+            value = (
+                counters[i - 1] if counters[i - 1] is not None else (other.start if other else 1)
+            )
             fmt = "decimal" if level.legal or other is None else other.fmt
             text = text.replace(mark, format_number(int(value or 1), fmt))
         return text

@@ -35,7 +35,9 @@ def purge_uploads(*, settings: Settings, now: dt.datetime) -> int:
     return removed
 
 
-def keep_upload(data: bytes, review: Review, *, settings: Settings, now: dt.datetime) -> Path | None:
+def keep_upload(
+    data: bytes, review: Review, *, settings: Settings, now: dt.datetime
+) -> Path | None:
     """Store the upload when the setting keeps uploads (and purge the expired ones)."""
     purge_uploads(settings=settings, now=now)
     if settings.review_retention_days <= 0:

@@ -83,7 +83,7 @@ class Review:
         return self.result.findings
 
     def counts(self) -> dict[str, int]:
-        found = Counter(f.severity for f in self.findings)
+        found: Counter[str] = Counter(f.severity for f in self.findings)
         return {s: found.get(s, 0) for s in SEVERITY_ORDER}
 
     def top(self) -> Finding | None:
@@ -97,7 +97,9 @@ class Review:
             return None
         text = self.document.text[span.start : span.end]
         start = finding.start - span.start
-        return Passage(span.index, span.place, text, start, min(finding.end - span.start, len(text)))
+        return Passage(
+            span.index, span.place, text, start, min(finding.end - span.start, len(text))
+        )
 
 
 def _furniture_date(doc: ReadDocument) -> ReviewDate | None:

@@ -30,7 +30,9 @@ def _rows(review: Review, findings: tuple[Finding, ...], lang: str) -> list[str]
     rows = [head, "|---|---|---|---|---|"]
     for f in findings:
         passage = review.passage(f)
-        where = t(f"docreview.place.{passage.place}", lang, n=passage.paragraph + 1) if passage else ""
+        where = (
+            t(f"docreview.place.{passage.place}", lang, n=passage.paragraph + 1) if passage else ""
+        )
         hint = f" → {f.suggestion}" if f.suggestion else ""
         rows.append(
             f"| {t(f'severity.{f.severity}', lang)} | `{f.code}` | {_cell(where)} "
@@ -57,7 +59,11 @@ def summary_markdown(review: Review, lang: str = "zh") -> str:
     else:
         lines.append(t("docreview.summary.none", lang))
     if review.outdated:
-        lines += ["", f"## {t('docreview.outdated_title', lang, today=review.today.isoformat())}", ""]
+        lines += [
+            "",
+            f"## {t('docreview.outdated_title', lang, today=review.today.isoformat())}",
+            "",
+        ]
         lines += _rows(review, review.outdated, lang)
     lines += ["", t("docreview.summary.disclaimer", lang)]
     return "\n".join(lines) + "\n"
