@@ -32,7 +32,7 @@ def anchored(data: bytes) -> dict[str, str]:
     document = docx.Document(io.BytesIO(data))
     by_id = {str(c.comment_id): c.text for c in document.comments}
     open_ids: set[str] = set()
-    words: dict[str, str] = {i: "" for i in by_id}
+    words: dict[str, str] = dict.fromkeys(by_id, "")
     for element in document.element.body.iter():
         if element.tag == qn("w:commentRangeStart"):
             open_ids.add(element.get(qn("w:id")))
