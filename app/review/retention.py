@@ -12,7 +12,6 @@ from audit.files import private_dir, write_private
 
 if TYPE_CHECKING:
     from app.config import Settings
-    from app.review.service import Review
 
 UPLOADS = "review-uploads"
 
@@ -36,12 +35,13 @@ def purge_uploads(*, settings: Settings, now: dt.datetime) -> int:
 
 
 def keep_upload(
-    data: bytes, review: Review, *, settings: Settings, now: dt.datetime
+    data: bytes, name: str, sha256: str, *, settings: Settings, now: dt.datetime
 ) -> Path | None:
-    """Store the upload when the setting keeps uploads (and purge the expired ones)."""
+    """Store the upload `name` (its hash `sha256`) when the setting keeps uploads, and purge
+    the expired ones."""
     purge_uploads(settings=settings, now=now)
     if settings.review_retention_days <= 0:
         return None
-    suffix = PurePath(review.name).suffix.lower()
-    path = private_dir(uploads_dir(settings)) / f"{review.sha256}{suffix}"
+    suffix = PurePath(name).suffix.lower()
+    path = private_dir(uploads_dir(settings)) / f"{sha256}{suffix}"
     return write_private(path, data)

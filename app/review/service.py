@@ -212,5 +212,5 @@ def record_review(
         session=session, actor=actor.name, kind=EventKind.DOCUMENT_REVIEWED,
         payload=audit_payload(review),
     )  # fmt: skip
-    keep_upload(data, review, settings=settings, now=now)
+    keep_upload(data, review.name, review.sha256, settings=settings, now=now)
     return event

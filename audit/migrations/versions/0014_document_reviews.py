@@ -33,13 +33,16 @@ PREVIOUS_KINDS = [
     "clause.rejected",
 ]  # fmt: skip
 
+# (table, column) -> the allowed values as of this revision
+ALLOWED: dict[tuple[str, str], list[str]] = {("audit_events", "kind"): [*PREVIOUS_KINDS, REVIEWED]}
+
 
 class ReviewedEvents(RuntimeError):
     """Chained `document.reviewed` events exist: the narrower CHECK would refuse them."""
 
 
 def upgrade() -> None:
-    _set_kinds([*PREVIOUS_KINDS, REVIEWED])
+    _set_kinds(ALLOWED["audit_events", "kind"])
 
 
 def downgrade() -> None:
