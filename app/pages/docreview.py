@@ -54,8 +54,10 @@ def _review(name: str, data: bytes, day: dt.date | None, user: User) -> Review |
 
 def _finding(review: Review, finding: Finding, n: int) -> None:
     icon = SEVERITY_ICON.get(finding.severity, "")
-    hint = f" → {plain(finding.suggestion)}" if finding.suggestion else ""
-    st.markdown(f"{icon} `{finding.code}` {plain(finding.bilingual.text(lang()))}{hint}")
+    hint = f" → {finding.suggestion}" if finding.suggestion else ""
+    st.markdown(
+        f"{icon} {plain(finding.code)} · {plain(finding.bilingual.text(lang()))}{plain(hint)}"
+    )
     passage = review.passage(finding)
     if passage is None:
         return
