@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "app.commands.serve",
     "app.commands.draft",
     "app.commands.check",
+    "app.commands.review",
     "app.commands.cite",
     "app.commands.route",
     "app.commands.clauses",

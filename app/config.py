@@ -95,6 +95,11 @@ class Settings(BaseSettings):
     # the secret that signs session tokens (created 0600 on first start); None: data_dir
     session_key_file: Path | None = None
 
+    # reviewing others' documents (docs/review.md): the largest upload read, and how many days
+    # an upload is kept (0: never stored; only the audit record of the review is kept)
+    review_max_bytes: int = Field(default=20 * 1024 * 1024, gt=0)
+    review_retention_days: int = Field(default=0, ge=0, le=3650)
+
     # blind review studies (docs/user-guide.md, "Designs, gold items and planning")
     study_plan_sd: float = 2.0  # SD of paired score differences assumed before verdicts are in
     study_gold_catch_score: int = 5  # a seeded error's dimension scored at or below: caught

@@ -12,6 +12,7 @@ from app.domain import Role
 from app.i18n import LANGUAGES
 from app.pages import (
     blind_review,
+    docreview,
     draft,
     history,
     matters,
@@ -60,6 +61,13 @@ PAGES = (
         "nav.matters",
         ":material/folder_open:",
         "matters",
+        (Role.DRAFTER, Role.ADMIN),
+    ),
+    PageSpec(
+        docreview.render,
+        "nav.docreview",
+        ":material/rate_review:",
+        "document-review",
         (Role.DRAFTER, Role.ADMIN),
     ),
     PageSpec(

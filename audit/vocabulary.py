@@ -111,6 +111,7 @@ class EventKind(StrEnum):
     CLAUSE_PROPOSED = "clause.proposed"
     CLAUSE_APPROVED = "clause.approved"
     CLAUSE_REJECTED = "clause.rejected"
+    DOCUMENT_REVIEWED = "document.reviewed"  # from migration 0014
 
 
 def one_of(column: str, vocabulary: type[StrEnum]) -> CheckConstraint:

@@ -91,15 +91,21 @@ def _text_or_refuse(text: str, where_zh: str, where_en: str) -> str:
     return text
 
 
-def _too_large(where_zh: str, where_en: str) -> InputError:
-    limit = MAX_INPUT_BYTES // (1024 * 1024)
+def _too_large(where_zh: str, where_en: str, limit_bytes: int = MAX_INPUT_BYTES) -> InputError:
+    limit = max(limit_bytes // (1024 * 1024), 1)
     return InputError(
         f"{where_zh}超过 {limit} MB 的输入上限", f"{where_en} is larger than the {limit} MB limit"
     )
 
 
-def _read_file(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_INPUT_BYTES (opened non-blocking and checked
+def read_bytes(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, of at most `limit` bytes (a document to
+    review); InputError otherwise."""
+    return _read_file(path, limit)
+
+
+def _read_file(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (opened non-blocking and checked
     before reading: a FIFO or a device never hangs the command)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -113,9 +119,9 @@ def _read_file(path: Path) -> bytes:
         os.close(fd)
         raise InputError(f"{path} 不是普通文件", f"{path} is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise _too_large(f"文件 {path} ", f"The file {path}")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(f"文件 {path} ", f"The file {path}", limit)
     return data
 
 

@@ -43,10 +43,11 @@ def anchor_runs(finding: Finding, placed: Sequence[PlacedRun]) -> list[Run]:
     return after[:1] or [placed[-1].run]
 
 
-def comment_text(finding: Finding) -> str:
-    """Severity and code, the message in both languages, and the suggestion if any."""
+def comment_text(finding: Finding, note: str = "") -> str:
+    """Severity and code, the message in both languages, and the suggestion if any; `note`
+    (where the finding is, when the comment cannot sit on its words) on a line of its own."""
     severity = labels.SEVERITY.get(finding.severity, finding.severity)
-    lines = [f"[{severity}] {finding.code}", finding.message_zh, finding.message_en]
+    lines = [note, f"[{severity}] {finding.code}", finding.message_zh, finding.message_en]
     if finding.suggestion:
         lines.append(f"{labels.SUGGESTION}{finding.suggestion}")
     return xml_safe("\n".join(line for line in lines if line))

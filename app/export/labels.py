@@ -11,6 +11,15 @@ FOOTER_PARTS = ("第 ", "PAGE", " 页，共 ", "NUMPAGES", " 页　Page ", "PAGE
 COMMENT_AUTHOR = "LexSpec 校验 / Check"
 COMMENT_INITIALS = "LS"
 SUGGESTION = "建议 / Suggestion："
+# a reviewed document's comments (app/review/annotate.py): what a comment's first line says when
+# the finding is not on the document's date, or its words cannot carry a comment
+OUTDATED_NOTE = "今日已过时（成文时正确） / Outdated today (right when written)"
+PLACE_NOTE = {
+    "header": "位于页眉 / In the header",
+    "footer": "位于页脚 / In the footer",
+    "label": "位于自动编号 / In Word's automatic numbering",
+}
+TRACKED_AUTHOR = "LexSpec 审查 / Review"
 SEVERITY = {
     "error": "错误 / Error",
     "warning": "警告 / Warning",

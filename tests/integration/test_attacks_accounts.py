@@ -160,6 +160,12 @@ def _matters() -> None:
     matters.render()
 
 
+def _docreview() -> None:
+    from app.pages import docreview
+
+    docreview.render()
+
+
 FORBIDDEN_TO_A_REVIEWER = {
     "drafting": _draft,
     "generations": _history,
@@ -168,6 +174,7 @@ FORBIDDEN_TO_A_REVIEWER = {
     "metrics": _monitor,
     "accounts": _users,
     "matters": _matters,
+    "document-review": _docreview,
 }
 
 

@@ -1,0 +1,3 @@
+"""Reviewing what others wrote: a DOCX, Markdown or text file read as its reader sees it
+(reader, numbering), every check run on it on the date it speaks from (service), and the same
+DOCX handed back with a Word comment on each finding's words (annotate)."""
