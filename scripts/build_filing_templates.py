@@ -298,6 +298,8 @@ def _optional(uid: str, kind: str, text: str) -> bool:
         return True
     if kind == "preamble" and (C_BLANK.search(text) or text.endswith("：")):
         return True
+    if kind == "appendix" and C_BLANK.fullmatch(text):
+        return True
     return kind == "line" and bool(C_BLANK.fullmatch(text.strip()) or text.endswith(" "))
 
 

@@ -63,8 +63,7 @@ def contract_findings(text: str) -> tuple[Finding, ...]:
     for u, d in pairs:
         if not units[u].optional:  # fill-in and choice lines: how they are filled is free
             out += _compare(units[u], lines[d], text)
-    exact = {d for u, d in pairs if _exact(units[u], lines[d])}
-    out += conflict_findings(text, lines, exact)
+    out += conflict_findings(text, lines, {d: units[u] for u, d in pairs})
     out += appendix_findings(text, lines, {units[u].id: d for u, d in pairs})
     return tuple(sorted(_dedupe(out), key=lambda f: (f.start, f.end, f.code)))
 
@@ -73,13 +72,14 @@ def _exact(unit: Unit, line: Line) -> bool:
     return unit.norm == line.norm or bool(unit.pattern.fullmatch(line.norm))
 
 
+
 def _scores(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> list[list[float]]:
     plain = [u.norm.replace(BLANK, "") for u in units]
     matrix = process.cdist(plain, [x.norm for x in lines], scorer=fuzz.ratio)
     scores = [[float(v) for v in row] for row in matrix]
     for i, unit in enumerate(units):
         for j, line in enumerate(lines):
-            if unit.has_blanks and unit.pattern.fullmatch(line.norm):
+            if len(plain[i]) >= 2 and unit.has_blanks and unit.pattern.fullmatch(line.norm):
                 scores[i][j] = 100.0
             elif scores[i][j] >= MATCH - NUMBER_BONUS and unit.number == line.number:
                 scores[i][j] += NUMBER_BONUS

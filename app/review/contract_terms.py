@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from app.domain import Bilingual, Finding
-from app.review.contract_text import Line, by_id
+from app.review.contract_text import Line, Unit, by_id, normalise
 from app.validation.messages import finding
 
 FOREIGN = (
@@ -93,7 +93,7 @@ RULES: tuple[Rule, ...] = (
         Bilingual("排除了连带责任", "it excludes joint liability"),
         _rx(
             r"不(承担|负|负担)[^。；]{0,4}连带|连带责任[^。；]{0,6}(不适用|免除|排除)|"
-            r"仅(承担|负)[^。；]{0,8}按份|(免除|豁免)[^。；]{0,10}(责任|赔偿)|不承担任何[^。；]{0,6}责任"
+            r"按份责任|(免除|豁免)[^。；]{0,10}(责任|赔偿)|不承担任何[^。；]{0,12}责任"
         ),
     ),
     Rule(
@@ -152,27 +152,30 @@ def _sentences(line: Line, text: str) -> Iterator[tuple[int, int]]:
             yield line.body + m.start(), line.body + m.end()
 
 
-def conflict_findings(text: str, lines: tuple[Line, ...], exact: set[int]) -> list[Finding]:
-    """A finding for each sentence outside the official lines that breaks a rule."""
+def conflict_findings(text: str, lines: tuple[Line, ...], official: dict[int, Unit]) -> list[Finding]:
+    """A finding for each sentence that breaks a rule, outside the official wording: in added
+    lines, and in the words a matched clause does not share with its official text."""
     units = by_id()
     out: list[Finding] = []
     for index, line in enumerate(lines):
-        if index in exact:
+        unit = official.get(index)
+        if unit is not None and (unit.norm == line.norm or unit.pattern.fullmatch(line.norm)):
             continue
         for start, end in _sentences(line, text):
             sentence = text[start:end]
-            for rule in RULES:
-                if rule.test(sentence) is None:
-                    continue
-                unit = units[rule.clause]
-                out.append(
-                    finding(
-                        "contract.conflicting_term", start, end,
-                        found=sentence.strip(), label=unit.label_zh, label_en=unit.label_en,
-                        why=rule.why.zh, why_en=rule.why.en, official=unit.text[:60],
-                    )
-                )  # fmt: skip
-                break
+            if unit is not None and normalise(sentence)[0] in unit.norm:
+                continue
+            rule = next((r for r in RULES if r.test(sentence) is not None), None)
+            if rule is None:
+                continue
+            clause = units[rule.clause]
+            out.append(
+                finding(
+                    "contract.conflicting_term", start, end,
+                    found=sentence.strip(), label=clause.label_zh, label_en=clause.label_en,
+                    why=rule.why.zh, why_en=rule.why.en, official=clause.text[:60],
+                )
+            )  # fmt: skip
     return out
 
 

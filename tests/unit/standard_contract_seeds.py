@@ -165,6 +165,8 @@ def _descendants(entries: list[Entry], i: int) -> int:
     """The index after entry i and the entries under it (its 目, lines, sub-目)."""
     uid = entries[i].unit or ""
     j = i + 1
+    if uid.startswith("A1("):  # an 附录一 entry goes with the value written under it
+        return j + 1 if j < len(entries) and entries[j].unit is None else j
     while j < len(entries) and (entries[j].unit or "").startswith(uid) and entries[j].unit != uid:
         rest = (entries[j].unit or "")[len(uid) :]
         if not rest or rest[0] not in "(+0123456789":
@@ -240,13 +242,28 @@ def seed_conflict(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
         choices = [i for i, e in enumerate(entries) if e.unit and units[e.unit].kind == "item" and not e.unit.startswith("A")]
         i = rng.choice(choices)
         entries[i].text += term
+        _name_affiliates(entries, term)
         return i, ""
     if where < 0.7:  # a new paragraph after a clause
         i = rng.randrange(20, len(entries) - 20)
         entries.insert(i, Entry(None, "", term))
+        _name_affiliates(entries, term)
         return i, ""
     entries.append(Entry(None, rng.choice(("", "1.", "（一）")), term))  # in 附录二
+    _name_affiliates(entries, term)
     return len(entries) - 1, ""
+
+
+def _name_affiliates(entries: list[Entry], term: str) -> None:
+    """A term about the receiver's affiliates comes with 附录一（六） naming them (as a party
+    that agreed to it would fill it in), so the only deviation is the term itself."""
+    if "关联公司" not in term:
+        return
+    i = next(i for i, e in enumerate(entries) if e.unit == "A1(6)")
+    if i + 1 < len(entries) and entries[i + 1].unit is None:
+        entries[i + 1].text = "境外接收方的关联公司"
+    else:
+        entries[i].text = re.sub(r"：.*$", "：境外接收方的关联公司", entries[i].text)
 
 
 def seed_appendix(entries: list[Entry], rng: random.Random, facts: dict[str, str]) -> tuple[int, str]:
@@ -291,7 +308,8 @@ def make(kind: str, seed: int) -> Doc:
     else:
         i, label = SEEDERS[kind](entries, rng)
     text, spans = render(entries, rng)
-    a = spans[max(i - 1, 0)][0] if kind == "contract.item_deleted" else spans[i][0]
+    before = max([k for k in range(i) if entries[k].unit] or [0])
+    a = spans[before][0] if kind == "contract.item_deleted" else spans[i][0]
     b = spans[min(i, len(spans) - 1)][1] if kind == "contract.item_deleted" else spans[i][1]
     if kind == "contract.appendix_mismatch" and i + 1 < len(entries) and entries[i + 1].unit is None:
         b = spans[i + 1][1]
