@@ -187,6 +187,7 @@ def _compare(unit: Unit, line: Line, text: str) -> list[Finding]:
             out.append(_token_finding("contract.period_changed", line, text, o, hit, (i1, i2, j1, j2), label))
         elif len(gone) + len(new) >= 2:
             reworded = True
+    out = _merge(out, text, label)
     if dropped:
         out.append(finding("contract.condition_dropped", line.body, line.end, "" if unit.has_blanks else unit.text, dropped=_quote("……".join(dropped)), **label))
     elif reworded and not out:
@@ -208,6 +209,22 @@ def _token_finding(
     j_a = max(j1 - max(i1 - a, 0), 0)
     start, end = _span(line, j_a, max(j2 + max(b - i2, 0), j_a + 1))
     return finding(code, start, end, o[a:b], found=text[start:end], official=o[a:b], **label)
+
+
+def _merge(found: list[Finding], text: str, label: dict[str, str]) -> list[Finding]:
+    """Edits of one duty word or period that the diff splits in two become one finding."""
+    out: list[Finding] = []
+    for f in found:
+        last = out[-1] if out else None
+        if last is None or last.code != f.code or f.start - last.end > 2:
+            out.append(f)
+            continue
+        official = last.suggestion if last.suggestion == f.suggestion else last.suggestion + f.suggestion
+        out[-1] = finding(
+            f.code, last.start, f.end, official,
+            found=text[last.start : f.end], official=official, **label,
+        )  # fmt: skip
+    return out
 
 
 def _is_filling(o: str, i1: int, i2: int) -> bool:

@@ -152,6 +152,12 @@ def _sentences(line: Line, text: str) -> Iterator[tuple[int, int]]:
             yield line.body + m.start(), line.body + m.end()
 
 
+def _breaks(rule: Rule, sentence: str, unit: Unit | None) -> bool:
+    """The rule holds on the sentence, on words that are not the clause's own official words."""
+    m = rule.test(sentence)
+    return m is not None and (unit is None or normalise(m.group())[0] not in unit.norm)
+
+
 def conflict_findings(text: str, lines: tuple[Line, ...], official: dict[int, Unit]) -> list[Finding]:
     """A finding for each sentence that breaks a rule, outside the official wording: in added
     lines, and in the words a matched clause does not share with its official text."""
@@ -165,7 +171,7 @@ def conflict_findings(text: str, lines: tuple[Line, ...], official: dict[int, Un
             sentence = text[start:end]
             if unit is not None and normalise(sentence)[0] in unit.norm:
                 continue
-            rule = next((r for r in RULES if r.test(sentence) is not None), None)
+            rule = next((r for r in RULES if _breaks(r, sentence, unit)), None)
             if rule is None:
                 continue
             clause = units[rule.clause]
