@@ -127,6 +127,7 @@ def build(self_assessment: Path, pia: Path) -> dict[str, Any]:
         out[type_id] = {**SOURCES[type_id], **parse(path.read_text(encoding="utf-8"))}
     return out
 
+
 CONTRACT_OUT = ROOT / "app" / "review" / "standard_contract.json"
 CONTRACT_FILE = "cn-tpl-016_个人信息出境标准合同模板_da18a8f4.md"
 CONTRACT_SOURCE = {

@@ -57,7 +57,7 @@ def contract_findings(text: str) -> tuple[Finding, ...]:
     lines = document_lines(text)
     units = official()
     pairs = align(units, lines)
-    matched = {u: d for u, d in pairs}
+    matched = dict(pairs)
     out: list[Finding] = []
     out += _deleted(units, lines, matched)
     for u, d in pairs:
@@ -70,7 +70,6 @@ def contract_findings(text: str) -> tuple[Finding, ...]:
 
 def _exact(unit: Unit, line: Line) -> bool:
     return unit.norm == line.norm or bool(unit.pattern.fullmatch(line.norm))
-
 
 
 def _scores(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> list[list[float]]:
@@ -131,14 +130,26 @@ def _deleted(
         after = [matched[k] for k in range(i + 1, len(units)) if k in matched][:1]
         anchor = lines[(before or after or [0])[0]] if lines else None
         start, end = (anchor.body, anchor.end) if anchor else (0, 0)
-        children = [u for u in units[i + 1 :] if u.id.startswith(unit.id) and u.id != unit.id]
-        restore = "\n".join(u.number + u.text for u in (unit, *children) if u.parent.startswith(unit.id) or u is unit)
+        restore = "\n".join(u.number + u.text for u in (unit, *_under(units, i)))
         out.append(
             finding(
                 "contract.item_deleted", start, end, restore,
                 label=unit.label_zh, label_en=unit.label_en, official=_quote(unit.text),
             )
         )  # fmt: skip
+    return out
+
+
+def _under(units: tuple[Unit, ...], i: int) -> list[Unit]:
+    """The units that follow units[i] and sit under it (its 目, sub-目 and lines)."""
+    ids, out = by_id(), []
+    for unit in units[i + 1 :]:
+        parent = unit.parent
+        while parent and parent != units[i].id:
+            parent = ids[parent].parent
+        if not parent:
+            break
+        out.append(unit)
     return out
 
 
@@ -177,21 +188,47 @@ def _compare(unit: Unit, line: Line, text: str) -> list[Finding]:
         gone, new = o[i1:i2], d[j1:j2]
         if tag == "equal" or (BLANK in gone and tag != "delete") or _is_filling(o, i1, i2):
             continue
-        if tag == "delete" or (len(gone.replace(BLANK, "")) >= 4 and len(new) * 2 < len(gone)):
-            if len(gone.replace(BLANK, "")) >= 4:
-                dropped.append(gone.replace(BLANK, ""))
-                continue
+        cut = gone.replace(BLANK, "")
+        if len(cut) >= 4 and (tag == "delete" or len(new) * 2 < len(gone)):
+            dropped.append(cut)
+            continue
         if (hit := _touches(duties, i1, i2)) and len(gone) <= 4 and len(new) <= 6:
-            out.append(_token_finding("contract.obligation_weakened", line, text, o, hit, (i1, i2, j1, j2), label))
+            out.append(
+                _token_finding(
+                    "contract.obligation_weakened", line, text, o, hit, (i1, i2, j1, j2), label
+                )
+            )
         elif hit := _touches(periods, i1, i2):
-            out.append(_token_finding("contract.period_changed", line, text, o, hit, (i1, i2, j1, j2), label))
+            out.append(
+                _token_finding(
+                    "contract.period_changed", line, text, o, hit, (i1, i2, j1, j2), label
+                )
+            )
         elif len(gone) + len(new) >= 2:
             reworded = True
     out = _merge(out, text, label)
     if dropped:
-        out.append(finding("contract.condition_dropped", line.body, line.end, "" if unit.has_blanks else unit.text, dropped=_quote("……".join(dropped)), **label))
+        out.append(
+            finding(
+                "contract.condition_dropped",
+                line.body,
+                line.end,
+                "" if unit.has_blanks else unit.text,
+                dropped=_quote("……".join(dropped)),
+                **label,
+            )
+        )
     elif reworded and not out:
-        out.append(finding("contract.wording_changed", line.body, line.end, "" if unit.has_blanks else unit.text, official=_quote(unit.text), **label))
+        out.append(
+            finding(
+                "contract.wording_changed",
+                line.body,
+                line.end,
+                "" if unit.has_blanks else unit.text,
+                official=_quote(unit.text),
+                **label,
+            )
+        )
     return out
 
 
@@ -219,7 +256,9 @@ def _merge(found: list[Finding], text: str, label: dict[str, str]) -> list[Findi
         if last is None or last.code != f.code or f.start - last.end > 2:
             out.append(f)
             continue
-        official = last.suggestion if last.suggestion == f.suggestion else last.suggestion + f.suggestion
+        official = (
+            last.suggestion if last.suggestion == f.suggestion else last.suggestion + f.suggestion
+        )
         out[-1] = finding(
             f.code, last.start, f.end, official,
             found=text[last.start : f.end], official=official, **label,

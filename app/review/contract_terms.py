@@ -86,7 +86,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "8(2)",
         Bilingual("限制了对个人信息主体的赔偿责任", "it caps liability towards individuals"),
-        _rx(r"(责任|赔偿)[^。；]{0,30}(上限|为限|不超过|最高|封顶|限额)|(上限|限额)[^。；]{0,10}(责任|赔偿)"),
+        _rx(
+            r"(责任|赔偿)[^。；]{0,30}(上限|为限|不超过|最高|封顶|限额)|(上限|限额)[^。；]{0,10}(责任|赔偿)"
+        ),
     ),
     Rule(
         "8(3)",
@@ -98,7 +100,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "5(3)",
-        Bilingual("推迟了对个人信息主体请求的处理", "it delays the answer to individuals' requests"),
+        Bilingual(
+            "推迟了对个人信息主体请求的处理", "it delays the answer to individuals' requests"
+        ),
         _late_answer,
     ),
     Rule(
@@ -121,7 +125,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "5+1",
-        Bilingual("剥夺了个人信息主体作为第三方受益人的权利", "it takes away individuals' rights as third-party beneficiaries"),
+        Bilingual(
+            "剥夺了个人信息主体作为第三方受益人的权利",
+            "it takes away individuals' rights as third-party beneficiaries",
+        ),
         _rx(
             r"个人信息主体(不|无权|不得)[^。；]{0,12}(第三方受益人|主张|提起|要求履行)|"
             r"不(享有|视为|作为|构成)[^。；]{0,6}第三方受益人"
@@ -140,7 +147,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "3(11)",
         Bilingual("限制了合规审计和查阅", "it restricts compliance audits and inspection"),
-        _rx(r"(审计|查阅)[^。；]{0,15}(每年不超过|仅限|不得超过)|不(接受|配合)[^。；]{0,6}(审计|查阅|监督|检查)"),
+        _rx(
+            r"(审计|查阅)[^。；]{0,15}(每年不超过|仅限|不得超过)|不(接受|配合)[^。；]{0,6}(审计|查阅|监督|检查)"
+        ),
     ),
 )
 
@@ -158,7 +167,9 @@ def _breaks(rule: Rule, sentence: str, unit: Unit | None) -> bool:
     return m is not None and (unit is None or normalise(m.group())[0] not in unit.norm)
 
 
-def conflict_findings(text: str, lines: tuple[Line, ...], official: dict[int, Unit]) -> list[Finding]:
+def conflict_findings(
+    text: str, lines: tuple[Line, ...], official: dict[int, Unit]
+) -> list[Finding]:
     """A finding for each sentence that breaks a rule, outside the official wording: in added
     lines, and in the words a matched clause does not share with its official text."""
     units = by_id()
@@ -198,7 +209,9 @@ ONWARD = re.compile(
 )
 NEGATED = re.compile(r"不得|不会|不向|禁止|不应|未经")
 DURATION = re.compile(r"(\d+)\s*(年|个月)")
-RANGE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日[^\d]{0,3}至[^\d]{0,3}(\d{4})年(\d{1,2})月(\d{1,2})日")
+RANGE = re.compile(
+    r"(\d{4})年(\d{1,2})月(\d{1,2})日[^\d]{0,3}至[^\d]{0,3}(\d{4})年(\d{1,2})月(\d{1,2})日"
+)
 RETAIN = re.compile(r"保存|保留|存储")
 
 

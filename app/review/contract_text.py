@@ -139,5 +139,7 @@ def document_lines(text: str) -> tuple[Line, ...]:
         norm, offsets = normalise(raw[body:])
         if not norm:
             norm, offsets, body = normalise(raw)[0], normalise(raw)[1], 0
-        lines.append(Line(start, end, start + body, number, norm, tuple(start + body + o for o in offsets)))
+        lines.append(
+            Line(start, end, start + body, number, norm, tuple(start + body + o for o in offsets))
+        )
     return tuple(lines)

@@ -26,8 +26,18 @@ KINDS = (
     "contract.conflicting_term",
     "contract.appendix_mismatch",
 )
-COMPANIES = ("上海云途信息科技有限公司", "北京智汇医疗科技有限公司", "深圳前海速达物流有限公司", "杭州远帆电子商务有限公司")
-RECEIVERS = ("Nimbus Analytics Pte. Ltd.", "Helios Data GmbH", "Kestrel Services Inc.", "Aster Holdings Limited")
+COMPANIES = (
+    "上海云途信息科技有限公司",
+    "北京智汇医疗科技有限公司",
+    "深圳前海速达物流有限公司",
+    "杭州远帆电子商务有限公司",
+)
+RECEIVERS = (
+    "Nimbus Analytics Pte. Ltd.",
+    "Helios Data GmbH",
+    "Kestrel Services Inc.",
+    "Aster Holdings Limited",
+)
 PLACES = ("新加坡", "德国法兰克福", "美国加利福尼亚州", "日本东京")
 BENIGN = (
     "双方应每年对本合同的履行情况进行一次复核，并形成书面记录。",
@@ -97,10 +107,15 @@ def _fill(unit: Unit, rng: random.Random, facts: dict[str, str]) -> list[Entry]:
         return [Entry(uid, unit.number, fills[uid])]
     if uid == "P10":
         text = text.replace("【已】/【约定】", "已").replace("   年    月   日", "2024年5月20日")
-        text = text.replace("    （商业合同，如有）", rng.choice(("《跨境数据服务协议》", "《技术服务协议》（商业合同，如有）")))
+        text = text.replace(
+            "    （商业合同，如有）",
+            rng.choice(("《跨境数据服务协议》", "《技术服务协议》（商业合同，如有）")),
+        )
     text = text.replace("（具体地址）          ", f"{facts['place']}某商务中心12层")
     text = text.replace("后的   天", "后的7天").replace("以后的   个工作日", "以后的1个工作日")
-    text = text.replace("第   种", f"第{facts['forum']}种").replace("一式   份，双方各执   份", "一式四份，双方各执两份")
+    text = text.replace("第   种", f"第{facts['forum']}种").replace(
+        "一式   份，双方各执   份", "一式四份，双方各执两份"
+    )
     text = text.replace(" （仲裁地点）       ", "北京")
     if unit.kind == "option":
         if facts["forum"] == "2" or (rng.random() < 0.5 and "贸易" not in text):
@@ -110,8 +125,14 @@ def _fill(unit: Unit, rng: random.Random, facts: dict[str, str]) -> list[Entry]:
         value = facts.get(uid, "")
         if rng.random() < 0.5:
             return [Entry(uid, unit.number, text + value)]
-        return [Entry(uid, unit.number, text), Entry(None, "", value)] if value else [Entry(uid, unit.number, text)]
-    return [Entry(uid, unit.number, re.sub(r"[ \t]{2,}", "", text) if unit.kind == "preamble" else text)]
+        return (
+            [Entry(uid, unit.number, text), Entry(None, "", value)]
+            if value
+            else [Entry(uid, unit.number, text)]
+        )
+    return [
+        Entry(uid, unit.number, re.sub(r"[ \t]{2,}", "", text) if unit.kind == "preamble" else text)
+    ]
 
 
 def _facts(rng: random.Random) -> dict[str, str]:
@@ -150,7 +171,11 @@ def render(entries: list[Entry], rng: random.Random) -> tuple[str, list[tuple[in
         number = e.number
         if half and number.startswith("（"):
             number = "(" + number[1:-1] + ")"
-        line = (number + sep + e.text) if number.startswith("第") else (indent if number else "") + number + e.text
+        line = (
+            (number + sep + e.text)
+            if number.startswith("第")
+            else (indent if number else "") + number + e.text
+        )
         parts.append(line)
         spans.append((pos, pos + len(line)))
         pos += len(line) + 1
@@ -189,13 +214,20 @@ def seed_delete(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
     del entries[i:j]
     if number and rng.random() < 0.5:  # the lawyer renumbers the siblings that follow
         k = i
-        while k < len(entries) and entries[k].number and entries[k].number[0] == number[0] and len(entries[k].number) == len(number):
+        while (
+            k < len(entries)
+            and entries[k].number
+            and entries[k].number[0] == number[0]
+            and len(entries[k].number) == len(number)
+        ):
             entries[k].number, number = number, entries[k].number
             k += 1
     return i, label
 
 
-def _replace_in(entries: list[Entry], rng: random.Random, table: dict[str, tuple[str, ...]]) -> tuple[int, str]:
+def _replace_in(
+    entries: list[Entry], rng: random.Random, table: dict[str, tuple[str, ...]]
+) -> tuple[int, str]:
     units = _units()
     keys = "|".join(table)
     choices = [
@@ -215,7 +247,11 @@ def seed_weaken(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
 
 def seed_period(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
     table = dict(PERIODS)
-    table |= {"30日": ("15日", "10日", "7日"), "至少3年": ("至少1年", "至少六个月", "1年"), "1个月": ("3个月", "6个月", "两个月")}
+    table |= {
+        "30日": ("15日", "10日", "7日"),
+        "至少3年": ("至少1年", "至少六个月", "1年"),
+        "1个月": ("3个月", "6个月", "两个月"),
+    }
     return _replace_in(entries, rng, table)
 
 
@@ -223,7 +259,12 @@ def seed_drop(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
     units = _units()
     choices: list[tuple[int, int, int]] = []
     for i, e in enumerate(entries):
-        if not e.unit or units[e.unit].optional or e.text != units[e.unit].text or units[e.unit].has_blanks:
+        if (
+            not e.unit
+            or units[e.unit].optional
+            or e.text != units[e.unit].text
+            or units[e.unit].has_blanks
+        ):
             continue
         for m in re.finditer(r"(?<=[。，；])[^。，；]{6,}[。，；]|（[^）]{4,}）", e.text):
             if m.start() > 0 and len(e.text) - len(m.group()) >= 8:
@@ -235,11 +276,17 @@ def seed_drop(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
 
 
 def seed_conflict(entries: list[Entry], rng: random.Random) -> tuple[int, str]:
-    term = rng.choice(CONFLICTS).format(n=rng.choice((50, 100, 500)), k=rng.choice((1, 2)), d=rng.choice((45, 60, 90)))
+    term = rng.choice(CONFLICTS).format(
+        n=rng.choice((50, 100, 500)), k=rng.choice((1, 2)), d=rng.choice((45, 60, 90))
+    )
     where = rng.random()
     if where < 0.4:  # appended to an official clause
         units = _units()
-        choices = [i for i, e in enumerate(entries) if e.unit and units[e.unit].kind == "item" and not e.unit.startswith("A")]
+        choices = [
+            i
+            for i, e in enumerate(entries)
+            if e.unit and units[e.unit].kind == "item" and not e.unit.startswith("A")
+        ]
         i = rng.choice(choices)
         entries[i].text += term
         _name_affiliates(entries, term)
@@ -266,23 +313,60 @@ def _name_affiliates(entries: list[Entry], term: str) -> None:
         entries[i].text = re.sub(r"：.*$", "：境外接收方的关联公司", entries[i].text)
 
 
-def seed_appendix(entries: list[Entry], rng: random.Random, facts: dict[str, str]) -> tuple[int, str]:
+def seed_appendix(
+    entries: list[Entry], rng: random.Random, facts: dict[str, str]
+) -> tuple[int, str]:
     where = {e.unit: i for i, e in enumerate(entries) if e.unit}
     variant = rng.randrange(4)
     if variant == 0:  # the scale in 附录一 is not the scale stated in 附录二
         other = rng.choice(("15万", "20万", "2万", "30万"))
-        entries.append(Entry(None, "", rng.choice(("本合同项下出境的个人信息涉及约{s}名用户。", "双方确认，出境个人信息主体共计{s}人。")).format(s=other)))
+        entries.append(
+            Entry(
+                None,
+                "",
+                rng.choice(
+                    (
+                        "本合同项下出境的个人信息涉及约{s}名用户。",
+                        "双方确认，出境个人信息主体共计{s}人。",
+                    )
+                ).format(s=other),
+            )
+        )
         key = "A1(3)"
     elif variant == 1:  # the retention period elsewhere differs
-        entries.append(Entry(None, "", rng.choice(("境外接收方对出境个人信息的保存期限为{y}年。", "出境的个人信息在境外保存{y}年后删除。")).format(y=rng.choice((5, 10, 1)))))
+        entries.append(
+            Entry(
+                None,
+                "",
+                rng.choice(
+                    (
+                        "境外接收方对出境个人信息的保存期限为{y}年。",
+                        "出境的个人信息在境外保存{y}年后删除。",
+                    )
+                ).format(y=rng.choice((5, 10, 1))),
+            )
+        )
         key = "A1(8)"
     elif variant == 2:  # no sensitive information, yet sensitive kinds are listed
         i = where["A1(4)"]
         target = i + 1 if i + 1 < len(entries) and entries[i + 1].unit is None else i
-        entries[target].text += rng.choice(("、身份证件号码", "、银行卡号", "、健康状况信息", "、人脸图像"))
+        entries[target].text += rng.choice(
+            ("、身份证件号码", "、银行卡号", "、健康状况信息", "、人脸图像")
+        )
         key = "A1(5)"
     else:  # no third party, yet 附录二 lets the receiver pass data on
-        entries.append(Entry(None, "", rng.choice(("境外接收方可以向其关联公司提供本合同项下的个人信息。", "境外接收方将向其云服务供应商传输出境个人信息。"))))
+        entries.append(
+            Entry(
+                None,
+                "",
+                rng.choice(
+                    (
+                        "境外接收方可以向其关联公司提供本合同项下的个人信息。",
+                        "境外接收方将向其云服务供应商传输出境个人信息。",
+                    )
+                ),
+            )
+        )
         key = "A1(6)"
     return where[key], _units()[key].label_zh
 
@@ -309,10 +393,17 @@ def make(kind: str, seed: int) -> Doc:
         i, label = SEEDERS[kind](entries, rng)
     text, spans = render(entries, rng)
     units = _units()
-    before = max([k for k in range(i) if entries[k].unit and not units[entries[k].unit or ""].optional] or [0])
+    before = max(
+        [k for k in range(i) if entries[k].unit and not units[entries[k].unit or ""].optional]
+        or [0]
+    )
     a = spans[before][0] if kind == "contract.item_deleted" else spans[i][0]
     b = spans[min(i, len(spans) - 1)][1] if kind == "contract.item_deleted" else spans[i][1]
-    if kind == "contract.appendix_mismatch" and i + 1 < len(entries) and entries[i + 1].unit is None:
+    if (
+        kind == "contract.appendix_mismatch"
+        and i + 1 < len(entries)
+        and entries[i + 1].unit is None
+    ):
         b = spans[i + 1][1]
     return Doc(text, kind, (a, b), label)
 
@@ -324,7 +415,11 @@ def corpus(per_kind: int = 110, clean: int = 60) -> list[Doc]:
 
 def hit(doc: Doc, f: Finding) -> bool:
     a, b = doc.region
-    named = not doc.label or f"标准合同{doc.label}" in f.message_zh or f"附录一{doc.label.removeprefix('附录一')}" in f.message_zh
+    named = (
+        not doc.label
+        or f"标准合同{doc.label}" in f.message_zh
+        or f"附录一{doc.label.removeprefix('附录一')}" in f.message_zh
+    )
     return f.code == doc.kind and f.start < b and f.end > a and named
 
 
@@ -332,7 +427,10 @@ def evaluate(docs: list[Doc]) -> dict[str, dict[str, float]]:
     """Per kind: seeded documents, found (documents whose deviation is reported where it is,
     under its clause), reported (every finding of that code, on clean and seeded documents),
     precision (the share of reported findings that are a seeded deviation) and recall."""
-    table = {k: {"seeded": 0.0, "tp": 0.0, "reported": 0.0, "right": 0.0} for k in (*KINDS, "contract.wording_changed")}
+    table = {
+        k: {"seeded": 0.0, "tp": 0.0, "reported": 0.0, "right": 0.0}
+        for k in (*KINDS, "contract.wording_changed")
+    }
     for doc in docs:
         findings = contract_findings(doc.text)
         if doc.kind != "clean":
@@ -351,4 +449,6 @@ if __name__ == "__main__":
     result = evaluate(corpus())
     print(f"{'kind':32} {'seeded':>6} {'found':>6} {'reported':>8} {'precision':>9} {'recall':>7}")
     for kind, row in result.items():
-        print(f"{kind:32} {row['seeded']:6.0f} {row['tp']:6.0f} {row['reported']:8.0f} {row['precision']:9.3f} {row['recall']:7.3f}")
+        print(
+            f"{kind:32} {row['seeded']:6.0f} {row['tp']:6.0f} {row['reported']:8.0f} {row['precision']:9.3f} {row['recall']:7.3f}"
+        )

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # outline drafting parts, the filing reports' templates and sources; operator tools
     ("app.outline", "app.filing", "app.ops"),
     ("app.drafting", "app.matters"),  # the draft: prepare, run, check, record, revise; matters
+    ("app.review",),  # documents others wrote: a standard contract against the official text
     (
         "app.precedents",
         "app.studies",
