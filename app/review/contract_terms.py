@@ -19,7 +19,7 @@ from app.validation.messages import finding
 
 FOREIGN = (
     r"美国|英国|英格兰|威尔士|新加坡|香港|澳门|台湾|日本|德国|法国|欧盟|爱尔兰|荷兰|瑞士|韩国|"
-    r"加拿大|澳大利亚|纽约|加州|加利福尼亚|特拉华|伦敦|卢森堡|开曼|印度|境外|外国|[^\s，。；]{1,4}州"
+    r"加拿大|澳大利亚|纽约|加州|加利福尼亚|特拉华|伦敦|卢森堡|开曼|印度|境外(?!接收方)|外国|[^\s，。；]{1,4}州"
 )
 SENTENCE = re.compile(r"[^。；;\n]+[。；;]?")
 NUM = r"(\d+(?:\.\d+)?|[一二三四五六七八九十百两]+)"
@@ -70,9 +70,12 @@ def _late_answer(sentence: str) -> re.Match[str] | None:
 
 
 def _foreign_court(sentence: str) -> re.Match[str] | None:
-    if "人民法院" in sentence or not re.search(r"法院|法庭", sentence):
-        return None
-    return re.search(FOREIGN, sentence)
+    """A court abroad in the clause that names the court (人民法院 are courts of the PRC)."""
+    for clause in re.split(r"[，,：:]", sentence):
+        if re.search(r"法院|法庭", clause) and "人民法院" not in clause:
+            if m := re.search(FOREIGN, clause):
+                return m
+    return None
 
 
 def _foreign_law(sentence: str) -> re.Match[str] | None:
@@ -87,7 +90,7 @@ RULES: tuple[Rule, ...] = (
         "8(2)",
         Bilingual("限制了对个人信息主体的赔偿责任", "it caps liability towards individuals"),
         _rx(
-            r"(责任|赔偿)[^。；]{0,30}(上限|为限|不超过|最高|封顶|限额)|(上限|限额)[^。；]{0,10}(责任|赔偿)"
+            r"(责任|赔偿)[^。；]{0,30}(上限|为限|不[应得会]?超过|最高|封顶|限额)|(上限|限额)[^。；]{0,10}(责任|赔偿)"
         ),
     ),
     Rule(
@@ -95,6 +98,7 @@ RULES: tuple[Rule, ...] = (
         Bilingual("排除了连带责任", "it excludes joint liability"),
         _rx(
             r"不(承担|负|负担)[^。；]{0,4}连带|连带责任[^。；]{0,6}(不适用|免除|排除)|"
+            r"(排除|免除|不适用)[^。；]{0,4}连带|"
             r"按份责任|(免除|豁免)[^。；]{0,10}(责任|赔偿)|不承担任何[^。；]{0,12}责任"
         ),
     ),

@@ -46,6 +46,10 @@ BENIGN = (
     "双方同意通过电子邮件交换本合同项下的日常工作文件。",
     "本合同项下出境的个人信息涉及约{scale}名用户。",
     "境外接收方应在收到个人信息处理者的书面要求后配合开展个人信息保护影响评估。",
+    "境外接收方应在收到个人信息主体的请求后15个工作日内予以答复。",
+    "双方同意，选择仲裁的，仲裁地点为香港，适用香港国际仲裁中心届时有效的仲裁规则。",
+    "双方确认，出境个人信息主体不超过{scale}人。",
+    "境外接收方应每季度向个人信息处理者报告一次个人信息处理情况。",
 )
 CONFLICTS = (
     "境外接收方在本合同项下的累计赔偿责任以人民币{n}万元为上限。",
@@ -64,6 +68,11 @@ CONFLICTS = (
     "境外接收方可无限期保存已接收的个人信息。",
     "个人信息处理者的合规审计每年不超过一次，且须提前六十日通知。",
     "境外接收方不承担任何间接损失的赔偿责任。",
+    "境外接收方的全部赔偿责任不应超过其在商业合同项下收取的年度费用。",
+    "双方同意排除连带责任的适用，各自就本方的违约行为负责。",
+    "个人信息主体行使权利的请求将在三个月内处理完毕。",
+    "本合同的解释和履行适用新加坡法律。",
+    "本合同项下的任何争议应由香港特别行政区法院管辖。",
 )
 WEAKER = {"应当": ("可以", "可", "应尽量", "原则上应当", "可视情况"), "不得": ("原则上不得", "尽量不", "不宜"),
           "方可": ("即可", "可以"), "有权": ("可以", "可")}  # fmt: skip
@@ -164,6 +173,7 @@ def render(entries: list[Entry], rng: random.Random) -> tuple[str, list[tuple[in
     sep = rng.choice((" ", "\u3000", "  "))
     indent = rng.choice(("", "", "  "))
     half = rng.random() < 0.2
+    lost = rng.random() < 0.15  # Word's automatic numbering lost on the way out of the DOCX
     parts: list[str] = []
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -171,6 +181,8 @@ def render(entries: list[Entry], rng: random.Random) -> tuple[str, list[tuple[in
         number = e.number
         if half and number.startswith("（"):
             number = "(" + number[1:-1] + ")"
+        if lost and not number.startswith("第"):
+            number = ""
         line = (
             (number + sep + e.text)
             if number.startswith("第")
