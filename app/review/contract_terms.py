@@ -72,9 +72,9 @@ def _late_answer(sentence: str) -> re.Match[str] | None:
 def _foreign_court(sentence: str) -> re.Match[str] | None:
     """A court abroad in the clause that names the court (人民法院 are courts of the PRC)."""
     for clause in re.split(r"[，,：:]", sentence):
-        if re.search(r"法院|法庭", clause) and "人民法院" not in clause:
-            if m := re.search(FOREIGN, clause):
-                return m
+        court = re.search(r"法院|法庭", clause) and "人民法院" not in clause
+        if court and (m := re.search(FOREIGN, clause)):
+            return m
     return None
 
 
