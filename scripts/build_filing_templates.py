@@ -172,7 +172,7 @@ C_SUB = re.compile(r"^（(?P<n>\d+)）(?P<text>.+)$")
 C_BLANK = re.compile(
     r"[ \t]{2,}|【已】/【约定】|□|（(?:如|参考|视情况|具体地址|地点|仲裁地点|办公电话|商业合同| 年 月)[^（）]*）"
 )
-C_OBLIGATION = re.compile(r"应当|不得|方可|有权|应就|必须")
+C_OBLIGATION = re.compile(r"应当|不得|方可(?!以)|有权|应就|必须")
 C_PERIOD = re.compile(r"\d+(?:个工作日|个月|日|年|天)|立即|及时|事先|合理期限|最短时间|定期")
 
 

@@ -39,7 +39,7 @@ MARKERS = (
     "个人信息主体的权利",
 )
 WEAK = re.compile(r"可以|可|尽量|尽可能|原则上|酌情|视情况|争取|努力|宜|一般")
-OBLIGATION = re.compile(r"应当|不得|方可|有权|应就|必须")
+OBLIGATION = re.compile(r"应当|不得|方可(?!以)|有权|应就|必须")
 PERIOD = re.compile(r"\d+(?:个工作日|个月|日|年|天)|立即|及时|事先|合理期限|最短时间|定期")
 QUOTE = 40
 TOKEN_CODES = ("contract.obligation_weakened", "contract.period_changed")
@@ -177,59 +177,56 @@ def _compare(unit: Unit, line: Line, text: str) -> list[Finding]:
     """The findings of one matched pair: what changed inside the clause."""
     if _exact(unit, line):
         return []
-    o, d = unit.norm, line.norm
-    duties, periods = _token_spans(OBLIGATION, o), _token_spans(PERIOD, o)
+    o = unit.norm
     label = {"label": unit.label_zh, "label_en": unit.label_en}
-    out: list[Finding] = []
+    tokens, dropped, reworded = _edits(o, line.norm)
+    out = _merge(
+        [_token_finding(c, line, text, o, hit, op, label) for c, hit, op in tokens], text, label
+    )
+    restore = "" if unit.has_blanks else unit.text  # a filled-in clause is not replaced whole
+    if dropped:
+        cut = _quote("……".join(dropped))
+        out.append(
+            finding(
+                "contract.condition_dropped", line.body, line.end, restore, dropped=cut, **label
+            )
+        )
+    elif reworded and not out:
+        official = _quote(unit.text)
+        out.append(
+            finding(
+                "contract.wording_changed", line.body, line.end, restore, official=official, **label
+            )
+        )
+    return out
+
+
+Edit = tuple[FindingCode, tuple[int, int], tuple[int, int, int, int]]
+
+
+def _edits(o: str, d: str) -> tuple[list[Edit], list[str], bool]:
+    """The diff of an official clause `o` and the document's `d`, sorted: edits on a duty word
+    made weaker or on a period (code, the official token, the opcode), words cut, and whether
+    anything else changed. Edits at a blank are the parties' filling."""
+    duties, periods = _token_spans(OBLIGATION, o), _token_spans(PERIOD, o)
+    tokens: list[Edit] = []
     dropped: list[str] = []
     reworded = False
-    ops = difflib.SequenceMatcher(None, o, d, autojunk=False).get_opcodes()
-    for tag, i1, i2, j1, j2 in ops:
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, o, d, autojunk=False).get_opcodes():
         gone, new = o[i1:i2], d[j1:j2]
         if tag == "equal" or (BLANK in gone and tag != "delete") or _is_filling(o, i1, i2):
             continue
         cut = gone.replace(BLANK, "")
+        duty = _touches(duties, i1, i2)
         if len(cut) >= 4 and (tag == "delete" or len(new) * 2 < len(gone)):
             dropped.append(cut)
-            continue
-        if (hit := _touches(duties, i1, i2)) and len(gone) <= 4 and len(new) <= 6:
-            out.append(
-                _token_finding(
-                    "contract.obligation_weakened", line, text, o, hit, (i1, i2, j1, j2), label
-                )
-            )
-        elif hit := _touches(periods, i1, i2):
-            out.append(
-                _token_finding(
-                    "contract.period_changed", line, text, o, hit, (i1, i2, j1, j2), label
-                )
-            )
+        elif duty and len(gone) <= 4 and len(new) <= 6 and (WEAK.search(new) or not new):
+            tokens.append(("contract.obligation_weakened", duty, (i1, i2, j1, j2)))
+        elif period := _touches(periods, i1, i2):
+            tokens.append(("contract.period_changed", period, (i1, i2, j1, j2)))
         elif len(gone) + len(new) >= 2:
             reworded = True
-    out = _merge(out, text, label)
-    if dropped:
-        out.append(
-            finding(
-                "contract.condition_dropped",
-                line.body,
-                line.end,
-                "" if unit.has_blanks else unit.text,
-                dropped=_quote("……".join(dropped)),
-                **label,
-            )
-        )
-    elif reworded and not out:
-        out.append(
-            finding(
-                "contract.wording_changed",
-                line.body,
-                line.end,
-                "" if unit.has_blanks else unit.text,
-                official=_quote(unit.text),
-                **label,
-            )
-        )
-    return out
+    return tokens, dropped, reworded
 
 
 def _token_finding(

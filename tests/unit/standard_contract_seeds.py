@@ -241,7 +241,7 @@ def _replace_in(
     entries: list[Entry], rng: random.Random, table: dict[str, tuple[str, ...]]
 ) -> tuple[int, str]:
     units = _units()
-    keys = "|".join(table)
+    keys = "|".join(k + ("(?!以)" if k == "方可" else "") for k in table)
     choices = [
         (i, m) for i, e in enumerate(entries)
         if e.unit and not units[e.unit].optional and e.text == units[e.unit].text

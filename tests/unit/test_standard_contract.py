@@ -136,3 +136,16 @@ def test_every_finding_is_inside_the_text() -> None:
     assert len(found) >= 3
     for f in found:
         assert 0 <= f.start < f.end <= len(text)
+
+
+def test_a_stronger_duty_is_a_rewording_not_a_weakening() -> None:
+    text = filled()
+    (f,) = contract_findings(
+        text.replace("应当删除个人信息（包括所有备份）", "必须删除个人信息（包括所有备份）", 1)
+    )
+    assert f.code == "contract.wording_changed" and "第三条第五项" in f.message_zh
+
+
+def test_an_empty_or_unrelated_text_does_not_fail() -> None:
+    assert all(f.code == "contract.item_deleted" for f in contract_findings("保密协议"))
+    assert contract_findings("") == contract_findings("\n\n")
