@@ -76,6 +76,14 @@ FindingCode = Literal[
     "prose.unfinished",
     "prose.ellipsis",
     "prose.stray_chars",
+    # a standard contract against the official text (app/review/contract.py): 标准合同办法第六条
+    "contract.item_deleted",
+    "contract.obligation_weakened",
+    "contract.period_changed",
+    "contract.condition_dropped",
+    "contract.wording_changed",
+    "contract.conflicting_term",
+    "contract.appendix_mismatch",
 ]
 CitationStatus = Literal[
     "ok", "unknown_statute", "name_variant", "article_out_of_range", "repealed", "unverified"

@@ -145,6 +145,18 @@ def _outdated(on_date: CheckResult, on_today: CheckResult) -> tuple[Finding, ...
     )  # fmt: skip
 
 
+def _with_contract(result: CheckResult, document: ReadDocument) -> CheckResult:
+    """A 个人信息出境标准合同 is also compared with the official text (app.review.contract):
+    deleted items, weakened duties, conflicting terms, 附录一 figures."""
+    from app.review.contract import contract_findings, looks_like_standard_contract
+
+    body = document.text[: document.body_end]
+    if not looks_like_standard_contract(body):
+        return result
+    found = sorted((*result.findings, *contract_findings(body)), key=lambda f: (f.start, f.end))
+    return replace(result, findings=tuple(found))
+
+
 def review_document(
     data: bytes,
     name: str,
@@ -164,7 +176,7 @@ def review_document(
     context = checking_context(
         None, dict(facts or {}), doc_date=used.date, statutes_file=settings.statutes_file
     )
-    result = check(context, document.text)
+    result = _with_contract(check(context, document.text), document)
     outdated: tuple[Finding, ...] = ()
     if used.date < today:
         outdated = _outdated(result, check(replace(context, doc_date=today), document.text))

@@ -213,6 +213,48 @@ MESSAGES: dict[FindingCode, tuple[Severity, str, str]] = {
         "本部分含法律文书不用的字符（“{found}”）",
         "The part contains characters legal prose does not use (“{found}”)",
     ),
+    "contract.item_deleted": (
+        "error",
+        "标准合同{label}在本文中缺失（应在此处之后）：“{official}”",
+        "Standard contract {label_en} is missing (it belongs after this): “{official}”",
+    ),
+    "contract.obligation_weakened": (
+        "error",
+        "标准合同{label}的义务被改弱：“{found}”，标准文本为“{official}”",
+        "The duty of standard contract {label_en} is weakened: “{found}”; the official text "
+        "says “{official}”",
+    ),
+    "contract.period_changed": (
+        "error",
+        "标准合同{label}的期限被改动：“{found}”，标准文本为“{official}”",
+        "The period in standard contract {label_en} is changed: “{found}”; the official text "
+        "says “{official}”",
+    ),
+    "contract.condition_dropped": (
+        "error",
+        "标准合同{label}的内容被删去：“{dropped}”",
+        "Words of standard contract {label_en} are dropped: “{dropped}”",
+    ),
+    "contract.wording_changed": (
+        "warning",
+        "标准合同{label}的措辞被改动：标准文本为“{official}”",
+        "The wording of standard contract {label_en} is changed; the official text says "
+        "“{official}”",
+    ),
+    "contract.conflicting_term": (
+        "error",
+        "约定“{found}”与标准合同{label}相冲突（{why}）：标准文本为“{official}”；"
+        "《个人信息出境标准合同办法》第六条，其他条款不得与标准合同相冲突",
+        "The term “{found}” conflicts with standard contract {label_en} ({why_en}): the "
+        "official text says “{official}”; other terms must not conflict with the standard "
+        "contract (Standard Contract Measures art. 6)",
+    ),
+    "contract.appendix_mismatch": (
+        "warning",
+        "附录一{label}所填“{found}”与本文其他部分（“{other}”）不一致",
+        "Appendix 1 {label_en} reads “{found}”, which contradicts “{other}” elsewhere in the "
+        "document",
+    ),
 }
 
 

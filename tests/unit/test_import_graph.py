@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # outline drafting parts, the filing reports' templates and sources; operator tools
     ("app.outline", "app.filing", "app.ops"),
     ("app.drafting", "app.matters"),  # the draft: prepare, run, check, record, revise; matters
-    ("app.review",),  # documents others wrote: read, checked on their date, annotated
+    ("app.review",),  # documents others wrote: read, checked on their date, compared, annotated
     (
         "app.precedents",
         "app.studies",

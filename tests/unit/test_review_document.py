@@ -126,3 +126,32 @@ def test_the_summary_and_the_audit_payload_say_what_was_found() -> None:
     assert payload["sha256"] == review.sha256 and payload["date"] == "2024-05-20"
     assert payload["codes"] == {"citation.article_out_of_range": 1}
     assert payload["outdated"] == {"citation.renumbered": 1}
+
+
+def _contract_docx(text: str) -> bytes:
+    """A 个人信息出境标准合同 as a lawyer's DOCX: one paragraph per line."""
+    document = docx.Document()
+    for line in text.split("\n"):
+        document.add_paragraph(line)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_standard_contract_is_compared_with_the_official_text_end_to_end() -> None:
+    """Filled in, it has no contract finding; a weakened duty is found, and its comment sits on
+    the clause in the DOCX that comes back."""
+    from tests.unit.standard_contract_seeds import make
+
+    clean = _review(_contract_docx(make("clean", 1).text))
+    assert not [f for f in clean.findings if f.code.startswith("contract.")]
+    seeded = make("contract.obligation_weakened", 3)
+    data = _contract_docx(seeded.text)
+    review = _review(data)
+    found = [f for f in review.findings if f.code == "contract.obligation_weakened"]
+    assert found, [f.code for f in review.findings]
+    on = anchored(annotated_docx(data, review))
+    words = next(w for text, w in on.items() if "contract.obligation_weakened" in text)
+    a, b = seeded.region
+    assert words and words in seeded.text[a:b]
+    assert texts(annotated_docx(data, review)) == texts(data)
