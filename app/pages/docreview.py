@@ -29,19 +29,35 @@ def _take_uploads() -> None:
     st.session_state[FILES] = {f.name: f.getvalue() for f in uploaded}
 
 
-def _review(name: str, data: bytes, day: dt.date | None, user: User) -> Review | str:
-    """The review of one upload on `day` (None: its own date), recorded once."""
+def _matter_facts(user: User) -> tuple[str, dict[str, str]]:
+    """The matter whose facts the documents are checked against (its number and newest facts),
+    or none: the facts check then has nothing to compare."""
+    from app.matters import service
+
+    with db_session() as session:
+        matters = {m.number: dict(m.facts) for m in service.list_matters(session=session,
+                                                                         actor=user)}  # fmt: skip
+    number = st.selectbox(tr("docreview.matter"), [tr("docreview.no_matter"), *matters],
+                          key="docreview.matter")  # fmt: skip
+    return (number, matters[number]) if number in matters else ("", {})
+
+
+def _review(
+    name: str, data: bytes, day: dt.date | None, user: User, facts: tuple[str, dict[str, str]]
+) -> Review | str:
+    """The review of one upload on `day` (None: its own date) against a matter's facts,
+    recorded once."""
     import hashlib
 
     from app.review.reader import Refused
     from app.review.service import record_review, review_document
 
-    key = (name, hashlib.sha256(data).hexdigest(), day)
+    key = (name, hashlib.sha256(data).hexdigest(), day, facts[0])
     done = st.session_state.setdefault(RESULTS, {})
     if key not in done:
         try:
             review = review_document(data, name, settings=settings(), today=dt.date.today(),
-                                     date=day)  # fmt: skip
+                                     date=day, facts=facts[1] or None)  # fmt: skip
             with db_session() as session:
                 record_review(review, data, settings=settings(), session=session, actor=user,
                               now=dt.datetime.now(dt.UTC))  # fmt: skip
@@ -107,16 +123,18 @@ def _downloads(review: Review, data: bytes, key: str) -> None:
                             "text/markdown", key=f"{key}.summary")  # fmt: skip
 
 
-def _one(name: str, data: bytes, index: int, user: User) -> Review | None:
+def _one(
+    name: str, data: bytes, index: int, user: User, facts: tuple[str, dict[str, str]]
+) -> Review | None:
     key = f"docreview.{index}"
     st.subheader(plain(name))
-    result = _review(name, data, None, user)  # on its own date first
+    result = _review(name, data, None, user, facts)  # on its own date first
     if isinstance(result, Review) and st.checkbox(tr("docreview.date_override"),
                                                   key=f"{key}.override"):  # fmt: skip
         st.session_state.setdefault(f"{key}.date", result.date.date)
         day = st.date_input(tr("docreview.date_label"), key=f"{key}.date")
         if isinstance(day, dt.date) and day != result.date.date:
-            result = _review(name, data, day, user)
+            result = _review(name, data, day, user, facts)
     if isinstance(result, str):
         st.error(tr("docreview.cannot", reason=result))
         return None
@@ -148,6 +166,7 @@ def render() -> None:
     st.caption(tr("docreview.intro", days=settings().review_retention_days))
     st.file_uploader(tr("docreview.upload"), type=["docx", "md", "txt", "doc"],
                      accept_multiple_files=True, key=UPLOADER, on_change=_take_uploads)  # fmt: skip
+    facts = _matter_facts(user)
     files: dict[str, bytes] = st.session_state.get(FILES) or {}
     if not files:
         st.info(tr("docreview.none_yet"))
@@ -155,7 +174,7 @@ def render() -> None:
     reviews = []
     for index, (name, data) in enumerate(files.items()):
         with st.container(border=True):
-            done = _one(name, data, index, user)
+            done = _one(name, data, index, user, facts)
         if done is not None:
             reviews.append(done)
     if len(files) > 1:

@@ -38,10 +38,10 @@ def _reviewed() -> list[store.AuditEvent]:
         return store.list_events(session=session, kind=EventKind.DOCUMENT_REVIEWED)
 
 
-def _open(files: dict[str, bytes], lang: str = "zh"):  # type: ignore[no-untyped-def]
+def _open(files: dict[str, bytes], lang: str = "zh", user: object = None):  # type: ignore[no-untyped-def]
     from streamlit.testing.v1 import AppTest
 
-    user = make_user("alice", "drafter")
+    user = user or make_user("alice", "drafter")
     at = AppTest.from_function(_page, default_timeout=60)
     at.session_state["lang"] = lang
     at.session_state["lexspec_user"] = user
@@ -91,3 +91,24 @@ def test_the_comments_download_is_the_original_with_comments() -> None:
     review = review_document(data, "policy.docx", settings=Settings(), today=dt.date.today())
     out = docx.Document(io.BytesIO(annotated_docx(data, review)))
     assert len(out.comments) == len(review.findings) + len(review.outdated) == 2
+
+
+def test_a_matters_facts_are_checked_against_what_the_document_states() -> None:
+    """With a matter picked, a count the document states that is not the matter's is a finding;
+    without one, the facts check has nothing to compare."""
+    from app.matters import service
+    from app.pages.ui_state import library
+    from tests.integration.test_pages_matters import FACTS
+
+    user = make_user("alice", "drafter")
+    with app_session() as session:
+        service.create_matter("MC-2025-017", client="明川", title="跨境订单", facts=FACTS,
+                              types=library().types, session=session, actor=user)  # fmt: skip
+    memo = "关于明川数据出境的备忘录\n贵公司累计向境外提供20万人个人信息。\n".encode()
+    at = _open({"memo.txt": memo}, user=user)
+    assert not at.exception, at.exception
+    assert "facts." not in shown(" ".join(m.value for m in at.markdown))
+    at.selectbox(key="docreview.matter").set_value("MC-2025-017").run()
+    assert not at.exception, at.exception
+    page = shown(" ".join(m.value for m in at.markdown))
+    assert "facts.count_flips_route" in page and "20万" in page and "1,200,000" in page
