@@ -10,7 +10,7 @@ import streamlit as st
 from app.domain import GenerationStatus, Role, describe
 from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
-from app.pages import history_actions, revisions_view
+from app.pages import history_actions, precedents_view, revisions_view
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, library, require_user, tr
@@ -119,6 +119,7 @@ def _open(user: User, generation_id: int) -> None:
 def render() -> None:
     user = require_user(Role.DRAFTER)
     st.title(tr("history.title"))
+    precedents_view.pending_list(user)  # admins: the firm clauses waiting for approval
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     cols = st.columns([3, 2, 1])
     text = cols[0].text_input(tr("history.search"), key="history.text")
