@@ -1,5 +1,5 @@
 """Results page (admin): per arm and dimension mean ± 95% CI, paired differences with the
-Wilcoxon p, hard errors, Krippendorff's alpha, a chart, and beside it the Bradley–Terry
+Wilcoxon p, hard errors, Krippendorff's alpha, a chart, and below it the Bradley–Terry
 ranking of a preference design; gold catch rates per reviewer (flagged below the threshold);
 CSV and DOCX downloads. Locked until every verdict is in (or an admin unblinded early)."""
 
@@ -93,13 +93,12 @@ def _report(report: StudyReport) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
     chart = results_chart(report, ui_lang)
     header, ranking = ranking_table(report, ui_lang)
-    left, right = st.columns([3, 2]) if ranking else (st.container(), None)
     if chart is not None:
-        left.markdown(f"**{tr('results.chart')}**")
-        left.altair_chart(chart, width="stretch")
-    if right is not None:
-        right.markdown(f"**{tr('results.ranking')}**")
-        right.dataframe(pd.DataFrame(ranking, columns=header), hide_index=True)
+        st.markdown(f"**{tr('results.chart')}**")
+        st.altair_chart(chart, width="stretch")
+    if ranking:  # full width: every column (strength, interval, win rate) in view at once
+        st.markdown(f"**{tr('results.ranking')}**")
+        st.dataframe(pd.DataFrame(ranking, columns=header), hide_index=True, width="stretch")
     cols = st.columns(2)
     stem = f"study-{report.study_id}"
     cols[0].download_button(
