@@ -82,13 +82,12 @@ def _apply(user: User, state: WorkingState) -> None:
 
 def _acceptable(types: dict[str, DocType], key: str, value: object) -> bool:
     """A kept widget value the form can still show: its type and field exist, a choice is one."""
-    if not key.startswith("draft.field."):
-        kind = key.split(".")[1]
-        return (
-            key.split(".", 2)[-1] in types
-            and isinstance(value, int | float)
-            and (kind == "temperature" or isinstance(value, int))
-        )
+    if not key.startswith("draft.field."):  # the parameters, within the widgets' ranges
+        if key.startswith("draft.max_tokens."):
+            ok = isinstance(value, int) and 16 <= value <= 8192
+        else:
+            ok = isinstance(value, int | float) and 0.0 <= value <= 1.5
+        return ok and key.split(".", 2)[-1] in types
     doc_id, _, name = key.removeprefix("draft.field.").partition(".")
     spec = types[doc_id].get_field(name) if doc_id in types else None
     if spec is None or not (value is None or isinstance(value, str)):
