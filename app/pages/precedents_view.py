@@ -129,7 +129,7 @@ def pending_list(user: User) -> None:
         for row in waiting:
             title = types[row.doc_type].title(lang()) if row.doc_type in types else row.doc_type
             st.markdown(
-                f"**#{row.id} {plain(row.clause_id)}** · {plain(title)} · {plain(row.part)}"
+                f"**#{plain(row.id)} {plain(row.clause_id)}** · {plain(title)} · {plain(row.part)}"
             )
             when = row.proposed_at.strftime("%Y-%m-%d %H:%M")
             source = row.source_revision_id or "—"
