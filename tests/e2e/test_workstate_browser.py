@@ -129,4 +129,4 @@ def test_results_name_every_dimension_and_rank_with_win_rates(
         timeout=60_000,
     )
     page.get_by_text("每两组之间加一场虚拟平局").wait_for()
-    shot(page, "results.png")
+    shot(page, "results-ranking.png")
