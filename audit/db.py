@@ -42,6 +42,7 @@ MODEL_MODULES = (
     "audit.revision_models",
     "audit.clause_models",
     "audit.matter_models",
+    "audit.workstate_models",
 )
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # the files SQLite writes beside a database

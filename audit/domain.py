@@ -130,6 +130,8 @@ class GenerationSummary:
     completion_tokens: int
     total_s: float
     error_count: int
+    field_values: Mapping[str, Any] = field(default_factory=dict)  # the form, for its client
+    matter: str = ""  # the number of the matter it was drafted for (params.matter), else ""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ so keep the transaction short.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -188,9 +188,15 @@ def get_generation(generation_id: int, *, session: Session) -> StoredGeneration 
 
 
 def _filters(
-    user_name: str | None, text_query: str | None, doc_type: str | None, status: str | None
+    user_name: str | None,
+    text_query: str | None,
+    doc_type: str | None,
+    status: str | None,
+    ids: Collection[int] | None = None,
 ) -> list[ColumnElement[bool]]:
     clauses: list[ColumnElement[bool]] = []
+    if ids is not None:
+        clauses.append(Generation.id.in_(list(ids)))
     if user_name is not None:
         clauses.append(Generation.user_name == user_name)
     if doc_type is not None:
@@ -227,7 +233,30 @@ def _summary(row: Generation) -> GenerationSummary:
         completion_tokens=row.completion_tokens,
         total_s=row.total_s,
         error_count=error_count(row.findings),
+        field_values=dict(row.field_values or {}),
+        matter=_matter_number(row.params),
     )
+
+
+def _matter_number(params: object) -> str:
+    """The number of the matter a generation names in its params (audit.matters), else ""."""
+    raw = params.get("matter") if isinstance(params, dict) else None
+    number = raw.get("number") if isinstance(raw, dict) else None
+    return number if isinstance(number, str) else ""
+
+
+def generation_parties(
+    *, session: Session, user_name: str | None = None
+) -> list[tuple[int, str, dict[str, Any], str]]:
+    """(id, document type, form values, matter number) of every generation (of `user_name`),
+    for searches on what only the form's values hold (the client, the matter reference)."""
+    query = select(Generation.id, Generation.doc_type, Generation.field_values, Generation.params)
+    if user_name is not None:
+        query = query.where(Generation.user_name == user_name)
+    return [
+        (int(gid), str(doc_type), dict(values or {}), _matter_number(params))
+        for gid, doc_type, values, params in session.execute(query)
+    ]
 
 
 def search_generations(
@@ -237,13 +266,15 @@ def search_generations(
     text: str | None = None,
     doc_type: str | None = None,
     status: str | None = None,
+    ids: Collection[int] | None = None,
     limit: int = 50,
     offset: int = 0,
 ) -> list[GenerationSummary]:
-    """Newest first; `text` matches the output, a saved revision, the user prompt or template id."""
+    """Newest first; `text` matches the output, a saved revision, the user prompt or template id;
+    `ids` (when given) limits the search to those generations."""
     query = (
         select(Generation)
-        .where(*_filters(user_name, text, doc_type, status))
+        .where(*_filters(user_name, text, doc_type, status, ids))
         .order_by(Generation.seq.desc())
         .limit(max(0, limit))
         .offset(max(0, offset))
@@ -258,8 +289,11 @@ def count_generations(
     text: str | None = None,
     doc_type: str | None = None,
     status: str | None = None,
+    ids: Collection[int] | None = None,
 ) -> int:
-    query = select(func.count(Generation.id)).where(*_filters(user_name, text, doc_type, status))
+    query = select(func.count(Generation.id)).where(
+        *_filters(user_name, text, doc_type, status, ids)
+    )
     return int(session.scalar(query) or 0)
 
 

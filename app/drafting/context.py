@@ -97,11 +97,17 @@ def decide_route(doc_type: DocType | None, values: Mapping[str, str]) -> RouteDe
     return decision_from_values(values)
 
 
-def export_header(doc_type: DocType | None, values: Mapping[str, str]) -> ExportHeader:
-    """The client is the type's first required one-line text field (the company, the
-    disclosing party, ...), the matter reference its `matter_ref` field where it has one."""
+def client_field(doc_type: DocType | None) -> str:
+    """The field that names the client: the type's first required one-line text field (the
+    company, the disclosing party, ...); "" when it has none."""
     fields = doc_type.fields if doc_type is not None else ()
-    client = next((f.name for f in fields if f.kind == "text" and f.required), "")
+    return next((f.name for f in fields if f.kind == "text" and f.required), "")
+
+
+def export_header(doc_type: DocType | None, values: Mapping[str, str]) -> ExportHeader:
+    """The client is the type's client field (`client_field`), the matter reference its
+    `matter_ref` field where it has one."""
+    client = client_field(doc_type)
     return ExportHeader(
         client=str(values.get(client, "") or "") if client else "",
         matter_ref=str(values.get("matter_ref", "") or ""),

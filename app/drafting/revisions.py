@@ -35,6 +35,7 @@ __all__ = [
     "current_text",
     "get_revision",
     "list_revisions",
+    "restore_revision",
     "revision_counts",
     "save_revision",
 ]
@@ -117,6 +118,23 @@ def save_revision(
         user_name=actor.name,
         base=base_revision,
         findings=[f.to_dict() for f in findings],
+    )
+
+
+def restore_revision(
+    revision_id: int, *, settings: Settings, session: Session, actor: User
+) -> StoredRevision:
+    """An older revision's text (or nothing newer) saved again as the newest revision: nothing is
+    overwritten, the restored text is a new row with its own findings, on top of the newest."""
+    stored, revision = get_revision(revision_id, session=session, actor=actor)
+    latest = current_text(stored.id, session=session)
+    return save_revision(
+        stored.id,
+        revision.text,
+        settings=settings,
+        session=session,
+        actor=actor,
+        base_revision=latest.number if latest is not None else 0,
     )
 
 

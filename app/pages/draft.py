@@ -20,7 +20,7 @@ from app.outline.provenance import (
     source_line,
     truncation_lines,
 )
-from app.pages import draft_run, matter_panel, revisions_view, route_panel
+from app.pages import draft_run, draft_state, matter_panel, revisions_view, route_panel
 from app.pages.findings_view import show_findings, show_stats, show_text
 from app.pages.plain_text import plain
 from app.pages.ui_state import (
@@ -237,6 +237,10 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     if result is None:
         return
     st.divider()
+    if result.request.doc_type_id != doc_type.id:  # kept for its own type, not shown under this
+        st.info(tr("workstate.other_type", type=_type_title(result.request.doc_type_id)))
+        return
+    draft_state.opened_note()
     status_text = tr(f"status.{result.status}")
     empty, fallen = parts_without_text(result.marks), parts_fallen_back(result.marks)
     if result.status == GenerationStatus.ERROR:
@@ -285,9 +289,15 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     revisions_view.approve_button(result, edited)
 
 
+def _type_title(doc_id: str) -> str:
+    types = library().types
+    return types[doc_id].title(lang()) if doc_id in types else doc_id
+
+
 def render() -> None:
     user = require_user(Role.DRAFTER)
     st.title(tr("draft.title"))
+    draft_state.restore(user)  # a reload or History's Continue editing: before the widgets
     draft_run.collect_interrupted()
     doc_type = _pick_type()
     if doc_type is None:
@@ -326,3 +336,4 @@ def render() -> None:
         st.session_state[RESULT] = None
         draft_run.stream(request, user.name)
     _show_result(doc_type, user.name)
+    draft_state.keep(user, doc_type)

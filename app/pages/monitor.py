@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app.domain import Role, describe
+from app.pages.acceptance_chart import per_position_chart
 from app.pages.plain_text import plain
 from app.pages.ui_state import lang, require_user, settings, tr
 
@@ -87,7 +88,7 @@ def _endpoint_panel(name: str, tick: datetime) -> None:
     )
     if total.per_position:
         st.caption(tr("monitor.per_position"))
-        st.bar_chart(pd.Series(total.per_position, name=tr("monitor.per_position")), height=180)
+        st.altair_chart(per_position_chart(total.per_position, lang()), height=200)
     if len(frame) > 1:
         charts = st.columns(2)
         for i, group in enumerate(SERIES):

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import ClauseStatus, Role, describe
-from app.pages.ui_state import db_session, lang, settings, tr
+from app.pages.plain_text import plain
+from app.pages.ui_state import db_session, lang, library, settings, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -68,6 +69,28 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
         st.success(tr("precedents.proposed", id=row.id))
 
 
+def _decide(user: User, row: StoredFirmClause, where: str = "precedents") -> None:
+    """An admin's Approve / Reject of one proposal (with the reason for a rejection); `where`
+    prefixes the widgets' keys (the list at the top of History and a revision's own)."""
+    from app.precedents import firm_clauses
+
+    cols = st.columns([1, 1, 3])
+    note = cols[2].text_input(tr("precedents.reject_note"), key=f"{where}.note.{row.id}")
+    try:
+        if cols[0].button(tr("precedents.approve"), key=f"{where}.approve.{row.id}"):
+            with db_session() as session:
+                done = firm_clauses.approve(
+                    row.id, settings=settings(), session=session, actor=user
+                )
+            st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
+        elif cols[1].button(tr("precedents.reject"), key=f"{where}.reject.{row.id}"):
+            with db_session() as session:
+                done = firm_clauses.reject(row.id, note=str(note), session=session, actor=user)
+            st.success(tr("precedents.rejected", clause=done.clause_id))
+    except Exception as exc:  # refused by the checks, decided meanwhile, database down
+        st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
+
+
 def _decisions(user: User, revision: StoredRevision) -> None:
     """An admin's approve / reject of the proposals made from this revision."""
     from app.precedents import firm_clauses
@@ -82,21 +105,38 @@ def _decisions(user: User, revision: StoredRevision) -> None:
             tr("precedents.pending_line", id=row.id, clause=row.clause_id, part=row.part,
                user=row.proposed_by)
         )  # fmt: skip
-        cols = st.columns([1, 1, 3])
-        note = cols[2].text_input(tr("precedents.reject_note"), key=f"precedents.note.{row.id}")
-        try:
-            if cols[0].button(tr("precedents.approve"), key=f"precedents.approve.{row.id}"):
-                with db_session() as session:
-                    done = firm_clauses.approve(
-                        row.id, settings=settings(), session=session, actor=user
-                    )
-                st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
-            elif cols[1].button(tr("precedents.reject"), key=f"precedents.reject.{row.id}"):
-                with db_session() as session:
-                    done = firm_clauses.reject(row.id, note=str(note), session=session, actor=user)
-                st.success(tr("precedents.rejected", clause=done.clause_id))
-        except Exception as exc:  # refused by the checks, decided meanwhile, database down
-            st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
+        _decide(user, row)
+
+
+def pending_list(user: User) -> None:
+    """Admins, at the top of History: every proposal waiting for approval, with its text, where
+    it came from and Approve / Reject (those decided here leave the list at the next click)."""
+    from app.precedents import firm_clauses
+
+    if user.role != Role.ADMIN:
+        return
+    try:
+        with db_session() as session:
+            waiting = firm_clauses.pending(session=session)
+    except Exception as exc:  # database down: say so, History still works
+        st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
+        return
+    if not waiting:
+        st.caption(tr("precedents.pending_none"))
+        return
+    types = library().types
+    with st.expander(tr("precedents.pending_all", n=len(waiting)), expanded=True):
+        for row in waiting:
+            title = types[row.doc_type].title(lang()) if row.doc_type in types else row.doc_type
+            st.markdown(
+                f"**#{plain(row.id)} {plain(row.clause_id)}** · {plain(title)} · {plain(row.part)}"
+            )
+            when = row.proposed_at.strftime("%Y-%m-%d %H:%M")
+            source = row.source_revision_id or "—"
+            st.caption(tr("precedents.pending_from", user=row.proposed_by, time=when,
+                          revision=source))  # fmt: skip
+            st.code(row.text, language=None, wrap_lines=True)
+            _decide(user, row, "precedents.list")
 
 
 def proposals(user: User, revision: StoredRevision) -> None:

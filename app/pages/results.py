@@ -1,5 +1,5 @@
 """Results page (admin): per arm and dimension mean ± 95% CI, paired differences with the
-Wilcoxon p, hard errors, Krippendorff's alpha, a chart, and beside it the Bradley–Terry
+Wilcoxon p, hard errors, Krippendorff's alpha, a chart, and below it the Bradley–Terry
 ranking of a preference design; gold catch rates per reviewer (flagged below the threshold);
 CSV and DOCX downloads. Locked until every verdict is in (or an admin unblinded early)."""
 
@@ -41,8 +41,12 @@ def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
     data = pd.DataFrame(rows)
     domain = [min(SCALE[0], float(data["low"].min())), max(SCALE[1], float(data["high"].max()))]
     base = alt.Chart(data).encode(
+        # every dimension named under its bars: long labels are tilted, never dropped as
+        # overlapping (Vega's default hides every other label that does not fit)
         x=alt.X(
-            "dimension:N", title=tr("results_chart.axis_dimension"), axis=alt.Axis(labelAngle=0)
+            "dimension:N",
+            title=tr("results_chart.axis_dimension"),
+            axis=alt.Axis(labelAngle=-30, labelOverlap=False, labelLimit=240),
         ),
         xOffset="arm:N",
         color=alt.Color("arm:N", title=tr("results_chart.axis_arm")),
@@ -71,7 +75,7 @@ def _report(report: StudyReport) -> None:
         caution_lines,
         early_unblinding_line,
         quality_lines,
-        ranking_rows,
+        ranking_table,
         report_csv,
         report_docx,
         summary_header,
@@ -88,16 +92,13 @@ def _report(report: StudyReport) -> None:
     table = pd.DataFrame(summary_rows(report, ui_lang), columns=summary_header(ui_lang))
     st.dataframe(table, hide_index=True, width="stretch")
     chart = results_chart(report, ui_lang)
-    ranking = ranking_rows(report, ui_lang)
-    left, right = st.columns([3, 2]) if ranking else (st.container(), None)
+    header, ranking = ranking_table(report, ui_lang)
     if chart is not None:
-        left.markdown(f"**{tr('results.chart')}**")
-        left.altair_chart(chart, width="stretch")
-    if right is not None:
-        right.markdown(f"**{tr('results.ranking')}**")
-        columns = [summary_header(ui_lang)[i] for i in (1, 3, 4, 5, 6)]
-        rows = [[r[i] for i in (1, 3, 4, 5, 6)] for r in ranking]
-        right.dataframe(pd.DataFrame(rows, columns=columns), hide_index=True)
+        st.markdown(f"**{tr('results.chart')}**")
+        st.altair_chart(chart, width="stretch")
+    if ranking:  # full width: every column (strength, interval, win rate) in view at once
+        st.markdown(f"**{tr('results.ranking')}**")
+        st.dataframe(pd.DataFrame(ranking, columns=header), hide_index=True, width="stretch")
     cols = st.columns(2)
     stem = f"study-{report.study_id}"
     cols[0].download_button(

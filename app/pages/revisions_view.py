@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from audit.revisions import StoredRevision
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+EDITOR_HEIGHT = 800  # pixels: about 35 lines, a page and a half of a report in view at once
 BASES = "revisions.base"  # generation id -> (revision number, text) the editor was opened on
 
 
@@ -34,6 +35,20 @@ def _bases() -> dict[int, tuple[int, str]]:
 
 def editor_key(result: DraftResult) -> str:
     return f"draft.edit.{result.token}"
+
+
+def open_editor(result: DraftResult, base: int, base_text: str, text: str) -> None:
+    """Open the editor of `result` on `text`, edited from revision `base` (0: the model's text)
+    whose text is `base_text` (app/pages/draft_state.py: a reload, History's Continue editing)."""
+    if result.generation_id is not None:
+        _bases()[result.generation_id] = (base, base_text)
+    st.session_state[editor_key(result)] = text
+
+
+def base_number(generation_id: int) -> int | None:
+    """The revision the editor of this generation was opened on (None: not opened)."""
+    base = _bases().get(generation_id)
+    return base[0] if base is not None else None
 
 
 def _latest(generation_id: int) -> CurrentText | None:
@@ -77,7 +92,7 @@ def editor(result: DraftResult) -> str:
     loaded = st.session_state.pop(f"{key}.loaded", None)
     if loaded is not None:
         st.success(tr("revisions.loaded", number=loaded))
-    text = str(st.text_area(tr("draft.edit"), height=320, key=key))
+    text = str(st.text_area(tr("draft.edit"), height=EDITOR_HEIGHT, key=key))
     if base is not None and base[0]:
         st.caption(tr("revisions.editing", base=_base_name(base[0])))
     return text

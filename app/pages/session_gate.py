@@ -99,9 +99,12 @@ def signed_in_user() -> User | None:
 
 
 def show_notice(user: User | None) -> None:
-    """Why the last session ended (on the sign-in page) or that the role changed, once."""
+    """Why the last session ended (on the sign-in page), that the role changed, or that the
+    password was changed, once."""
     notice = st.session_state.pop(NOTICE, None)
-    if notice == "role_changed" and user is not None:
+    if notice == "password_changed" and user is not None:
+        st.success(tr("auth.password_changed"), icon=":material/check_circle:")
+    elif notice == "role_changed" and user is not None:
         st.warning(tr("session.role_changed", role=tr(f"role.{user.role}")))
     elif notice is not None:
         st.warning(tr(f"session.ended_{notice}", hours=settings().session_idle_hours))

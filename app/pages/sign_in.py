@@ -7,6 +7,7 @@ import streamlit as st
 from app import accounts
 from app.domain import describe
 from app.pages.plain_text import plain
+from app.pages.session_gate import NOTICE
 from app.pages.ui_state import current_user, db_session, lang, tr
 from audit.domain import User
 
@@ -57,6 +58,7 @@ def _change_password_form(user: User) -> None:
         st.error(plain(describe(exc).text(lang())))
         return
     accounts.remember(st.session_state, updated)
+    st.session_state[NOTICE] = "password_changed"  # said once, on the page that opens next
     st.rerun()
 
 

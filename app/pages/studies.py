@@ -224,6 +224,19 @@ def _configs(actor: User, study: Study) -> None:
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
+def _identical(actor: User, study: Study) -> None:
+    """Arms whose drafts are byte-identical: said before reviewers spend time on them."""
+    from app.studies import service as studies
+    from app.studies.sameness import identical_arms
+
+    with db_session() as session:
+        items = studies.list_items(study.id, session=session, actor=actor)
+    for pair in identical_arms(study, items):
+        key = "study_page.identical_all" if pair.everywhere else "study_page.identical_some"
+        st.warning(tr(key, a=pair.a, b=pair.b, same=pair.identical, cases=pair.cases),
+                   icon=":material/content_copy:")  # fmt: skip
+
+
 def _config_row(case: int, arm: str, item: StudyItem) -> dict[str, object]:
     config = item.config or {}
     spec = config.get("speculation") or {}
@@ -340,6 +353,7 @@ def _existing(actor: User) -> None:
     if st.button(tr("studies.generate"), key="study.generate", type="primary"):
         _generate(actor, study.id)
     progress = _progress(actor, study)
+    _identical(actor, study)
     _configs(actor, study)
     _plan(len(study.arms), max(1, len(progress.reviewers)), study.id)
     _unblind(actor, study)

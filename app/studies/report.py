@@ -255,15 +255,40 @@ def summary_rows(report: StudyReport, lang: str = "zh") -> list[list[str]]:
 
 
 def ranking_rows(report: StudyReport, lang: str) -> list[list[str]]:
-    """Bradley–Terry rows: arm, comparisons, log-strength and its 95% interval (empty when
-    the strengths cannot be estimated), best first."""
-    if report.ranking is None:
+    """Bradley–Terry rows, best first: per arm its log-strength with the 95% interval (with the
+    prior of one virtual tie a pair when the maximum does not exist), then its share of wins,
+    each with the number of comparisons."""
+    ranking = report.ranking
+    if ranking is None:
         return []
-    section, what = text("ranking", lang), text("strength", lang)
-    return [
-        [section, s.arm, what, str(s.comparisons), _num(s.strength), _num(s.low), _num(s.high), ""]
-        for s in report.ranking.arms
-    ]
+    section = text("ranking", lang)
+    what = text("strength_prior" if ranking.prior else "strength", lang)
+    rows = []
+    for s in ranking.arms:
+        n = str(s.comparisons)
+        rows.append([section, s.arm, what, n, _num(s.strength), _num(s.low), _num(s.high), ""])
+        rows.append([section, s.arm, text("win_rate", lang), n, _num(ranking.win_rate(s)),
+                     "", "", ""])  # fmt: skip
+    return rows
+
+
+def ranking_table(report: StudyReport, lang: str) -> tuple[list[str], list[list[str]]]:
+    """The Results page's ranking: arm, comparisons, wins, share of wins, log-strength and its
+    95% interval, best first (header, rows)."""
+    ranking = report.ranking
+    keys = ("arm", "comparisons", "wins", "win_rate", "log_strength", "ci_low", "ci_high")
+    if ranking is None:
+        return [text(k, lang) for k in keys], []
+    rows = [
+        [s.arm, str(s.comparisons), _num(s.wins, 1), _percent(ranking.win_rate(s)),
+         _num(s.strength, 2), _num(s.low, 2), _num(s.high, 2)]
+        for s in ranking.arms
+    ]  # fmt: skip
+    return [text(k, lang) for k in keys], rows
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{value:.0%}"
 
 
 def catch_rows(report: StudyReport, lang: str) -> list[list[str]]:

@@ -261,10 +261,17 @@ class Strength:
 class Ranking:
     """Arms best first. `estimable` is False when some arm won (or lost) every comparison it
     took part in against the rest (Ford's condition fails: the maximum-likelihood strengths
-    are unbounded); the arms are then ordered by their share of wins and carry no strength."""
+    are unbounded); the strengths are then estimated with a weak prior, one virtual tie between
+    every two arms (`prior` True: shrunk towards equal, finite, ordered as the wins are), and
+    with no comparison at all the arms carry no strength."""
 
     arms: tuple[Strength, ...]
     estimable: bool
+    prior: bool = False
+
+    def win_rate(self, arm: Strength) -> float | None:
+        """The arm's share of wins in its comparisons (ties half), None when it had none."""
+        return arm.wins / arm.comparisons if arm.comparisons else None
 
 
 def _win_matrix(comparisons: Sequence[Comparison], arms: Sequence[str]) -> np.ndarray:
@@ -313,30 +320,24 @@ def bradley_terry(
 
     Ties count as half a win for each arm (not Davidson's tie model). The maximum-likelihood
     strengths come from Hunter's (2004) MM iteration; the interval is θ ± z·se with se from
-    the pseudo-inverse of the Fisher information (the strengths are centred to sum to 0).
+    the pseudo-inverse of the Fisher information (the strengths are centred to sum to 0). When
+    Ford's condition fails (an arm won or lost everything) the maximum does not exist: the
+    strengths are then fitted with one virtual tie added between every two arms (`prior`).
     """
     wins = _win_matrix(comparisons, arms)
-    games = wins + wins.T
     total_wins = wins.sum(axis=1)
-    played = games.sum(axis=1)
-    counted = [int(round(p)) for p in played]
-    if len(arms) < 2 or not _strongly_connected(wins):
-        share = [w / p if p else 0.0 for w, p in zip(total_wins, played, strict=True)]
-        order = sorted(range(len(arms)), key=lambda i: -share[i])
+    counted = [int(round(p)) for p in (wins + wins.T).sum(axis=1)]
+    estimable = len(arms) >= 2 and _strongly_connected(wins)
+    if not estimable and (len(arms) < 2 or not comparisons):
         return Ranking(
-            tuple(
-                Strength(arms[i], counted[i], float(total_wins[i]), None, None, None) for i in order
-            ),
+            tuple(Strength(a, counted[i], float(total_wins[i]), None, None, None)
+                  for i, a in enumerate(arms)),
             False,
-        )
-    p = _mm_strengths(total_wins, games)
-    theta = np.log(p)
-    q = p[:, None] / (p[:, None] + p[None, :])
-    v = games * q * q.T
-    information = np.diag(v.sum(axis=1)) - v
-    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(information)), 0, None))
+        )  # fmt: skip
+    fitted = wins if estimable else wins + 0.5 * (1 - np.eye(len(arms)))  # one virtual tie a pair
+    theta, se = _fit(fitted, fitted + fitted.T)
     z = float(norm.ppf(0.5 + confidence / 2))
-    order = sorted(range(len(arms)), key=lambda i: -theta[i])
+    order = sorted(range(len(arms)), key=lambda i: (-theta[i], -total_wins[i]))
     return Ranking(
         tuple(
             Strength(
@@ -349,8 +350,20 @@ def bradley_terry(
             )
             for i in order
         ),
-        True,
+        estimable,
+        prior=not estimable,
     )
+
+
+def _fit(wins: np.ndarray, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Log-strengths (centred) and their standard errors from the Fisher information."""
+    p = _mm_strengths(wins.sum(axis=1), games)
+    theta = np.log(p)
+    q = p[:, None] / (p[:, None] + p[None, :])
+    v = games * q * q.T
+    information = np.diag(v.sum(axis=1)) - v
+    se = np.sqrt(np.clip(np.diag(np.linalg.pinv(information)), 0, None))
+    return theta, se
 
 
 # ---- gold items: did the reviewer catch the seeded error? -----------------------------------

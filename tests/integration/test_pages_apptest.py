@@ -213,6 +213,8 @@ def draft_page_showing(result: object) -> AppTest:
     at.session_state["lang"] = "en"
     at.session_state["lexspec_user"] = make_user("alice", "drafter")
     at.session_state["draft.result"] = result
+    # the form on the draft's own type: a draft is never shown under another type's form
+    at.session_state["draft.doc_type"] = result.request.doc_type_id  # type: ignore[attr-defined]
     at.run()
     return at
 

@@ -61,14 +61,30 @@ def test_all_ties_give_equal_strengths() -> None:
     assert all(s.strength == pytest.approx(0, abs=1e-9) for s in ranking.arms)
 
 
-def test_dominance_is_not_estimable_and_ranks_by_share_of_wins() -> None:
-    """An arm that won every comparison has an unbounded strength (Ford's condition fails)."""
+def test_dominance_is_not_estimable_and_is_fitted_with_one_virtual_tie_a_pair() -> None:
+    """An arm that won every comparison has an unbounded strength (Ford's condition fails): the
+    strengths are fitted with one virtual tie between every two arms, finite and ordered."""
     games = _games("best", "mid", 4, 0) + _games("best", "low", 4, 0) + _games("mid", "low", 3, 1)
-    ranking = bradley_terry(games, ["low", "mid", "best"])
-    assert not ranking.estimable
+    arms = ["low", "mid", "best"]
+    ranking = bradley_terry(games, arms)
+    assert not ranking.estimable and ranking.prior
     assert [s.arm for s in ranking.arms] == ["best", "mid", "low"]
-    assert all(s.strength is None and s.low is None for s in ranking.arms)
-    assert [s.wins for s in ranking.arms] == [8, 3, 1]
+    assert [s.wins for s in ranking.arms] == [8, 3, 1]  # the real wins, not the virtual ties
+    assert [s.comparisons for s in ranking.arms] == [8, 8, 8]
+    assert [ranking.win_rate(s) for s in ranking.arms] == [1.0, 3 / 8, 1 / 8]
+    strengths = [s.strength for s in ranking.arms]
+    assert all(v is not None for v in strengths)
+    assert strengths[0] > strengths[1] > strengths[2]  # type: ignore[operator]
+    assert sum(strengths) == pytest.approx(0, abs=1e-9)  # type: ignore[arg-type]
+    for s in ranking.arms:
+        assert s.low is not None and s.high is not None and s.low < s.strength < s.high  # type: ignore[operator]
+    # the fit is the maximum of the likelihood with the virtual ties added
+    prior = games + [Comparison(a, b, 0.5) for i, a in enumerate(arms) for b in arms[i + 1 :]]
+    expected = bradley_terry(prior, arms)
+    assert expected.estimable and not expected.prior
+    by_arm = {s.arm: s.strength for s in expected.arms}
+    for s in ranking.arms:
+        assert s.strength == pytest.approx(by_arm[s.arm], abs=1e-9)
 
 
 def test_one_tie_is_enough_to_make_a_dominant_arm_estimable() -> None:
@@ -95,6 +111,7 @@ def test_three_arms_satisfy_the_likelihood_equations() -> None:
 
 def test_no_comparisons_at_all() -> None:
     ranking = bradley_terry([], ["a", "b", "c"])
-    assert not ranking.estimable
+    assert not ranking.estimable and not ranking.prior
+    assert all(s.strength is None and ranking.win_rate(s) is None for s in ranking.arms)
     assert {s.arm for s in ranking.arms} == {"a", "b", "c"}
     assert all(s.comparisons == 0 for s in ranking.arms)

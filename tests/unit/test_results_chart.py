@@ -22,3 +22,24 @@ def test_interval_rules_are_black_and_not_coloured_by_arm() -> None:
 def test_no_chart_before_any_mean() -> None:
     empty = report(0, [], [])
     assert results_chart(empty, "en") is None
+
+
+def test_every_dimension_is_labelled_under_its_bars() -> None:
+    """Vega hides x labels that overlap by default (half the dimensions lost their names)."""
+    chart = results_chart(report(6, [5, 6, 5, 6, 5, 6], [4, 5, 4, 5, 4, 5]), "zh")
+    assert chart is not None
+    axis = chart.to_dict()["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["labelOverlap"] is False and axis["labelAngle"] != 0
+
+
+def test_per_position_acceptance_has_titled_axes() -> None:
+    from app.pages.acceptance_chart import per_position_chart
+
+    spec = per_position_chart([0.9, 0.7, 0.4], "en").to_dict()
+    x, y = spec["encoding"]["x"], spec["encoding"]["y"]
+    assert x["title"] == t("monitor_chart.axis_position", "en") and x["title"].startswith("Draft")
+    assert y["title"] == t("monitor_chart.axis_acceptance", "en")
+    assert y["axis"]["format"] == "%" and y["scale"]["domain"] == [0, 1]
+    positions = [row["position"] for row in next(iter(spec["datasets"].values()))]
+    assert positions == [1, 2, 3]  # 1-based, as the axis title says
+    assert t("monitor_chart.axis_position", "zh").startswith("草稿位置")

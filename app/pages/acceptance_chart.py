@@ -1,0 +1,42 @@
+"""The Monitor page's per-position acceptance chart: the share of drafted tokens the target
+accepted at each draft position, with both axes titled (position 1 is the first token the
+drafter proposes in a step; acceptance can only fall along the positions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+from app.i18n import t
+
+
+def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
+    """Bars of acceptance (0–100%) per 1-based draft position, axes titled in `ui_lang`."""
+    data = pd.DataFrame(
+        {"position": list(range(1, len(rates) + 1)), "rate": [float(r) for r in rates]}
+    )
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "position:O",
+                title=t("monitor_chart.axis_position", ui_lang),
+                axis=alt.Axis(labelAngle=0),
+            ),
+            y=alt.Y(
+                "rate:Q",
+                title=t("monitor_chart.axis_acceptance", ui_lang),
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+            ),
+            tooltip=[
+                alt.Tooltip("position:O", title=t("monitor_chart.axis_position", ui_lang)),
+                alt.Tooltip(
+                    "rate:Q", format=".1%", title=t("monitor_chart.axis_acceptance", ui_lang)
+                ),
+            ],
+        )
+    )
