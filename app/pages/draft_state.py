@@ -33,13 +33,10 @@ def field_key(doc_id: str, name: str) -> str:
     return f"draft.field.{doc_id}.{name}"
 
 
-def continue_editing(generation_id: int, revision_id: int | None) -> None:
-    """History: open this generation (at this revision, None: the model's text) in the Draft
-    page's editor, with its form."""
-    from app.pages import draft
-
+def open_next(generation_id: int, revision_id: int | None) -> None:
+    """Have the Draft page open this generation (at this revision, None: the model's text) in
+    its editor, with its form, when it next runs (History's "Continue editing")."""
     st.session_state[OPEN] = (generation_id, revision_id)
-    st.switch_page(st.Page(draft.render, url_path="drafting"))
 
 
 def restore(user: User) -> None:

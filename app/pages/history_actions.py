@@ -26,10 +26,17 @@ def _newest(generation_id: int) -> int:
     return latest.number if latest is not None else 0
 
 
+def _continue_editing(generation_id: int, revision_id: int | None) -> None:
+    """Open this version on the Draft page, in its editor with its form."""
+    from app.pages import draft, draft_state
+
+    draft_state.open_next(generation_id, revision_id)
+    st.switch_page(st.Page(draft.render, url_path="drafting"))
+
+
 def actions(user: User, stored: StoredGeneration, revision: StoredRevision | None) -> None:
     """Under the chosen version: "Continue editing" (drafters, admins), and for a revision older
     than the newest "Restore as new revision"."""
-    from app.pages import draft_state
 
     note = st.session_state.pop(NOTE, None)
     if note:
@@ -44,7 +51,7 @@ def actions(user: User, stored: StoredGeneration, revision: StoredRevision | Non
         icon=":material/edit:",
         help=tr("history.continue_help"),
     ):
-        draft_state.continue_editing(stored.id, revision.id if revision else None)
+        _continue_editing(stored.id, revision.id if revision else None)
     if revision is None or revision.number == _newest(stored.id):
         return
     if cols[1].button(
