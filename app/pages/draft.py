@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import GenerationStatus, Role
-from app.drafting.writing_mode import measure_line, writing_choice
+from app.drafting.writing_mode import decide, decision_line, measure_details
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import (
@@ -220,16 +220,13 @@ def _show_parts(result: draft_run.DraftResult) -> None:
         st.caption(plain(line))
     for line in fallback_lines(result.provenance, lang()):  # may quote the model's words
         st.caption(plain(line))
-    chosen, measured = writing_choice(result.request.endpoint, settings())
-    writing = tr(f"outline.writing_mode.{chosen}")
-    st.caption(
-        f"{tr('outline.writing', writing=writing)} · {plain(source_line(result.provenance, lang()))}"
-    )
-    endpoint = settings().all_endpoints().get(result.request.endpoint)
-    if endpoint is not None and endpoint.writing == "measured":  # why it writes so
-        st.caption(plain(measure_line(measured, lang())))
+    decision = decide(result.request.endpoint, settings())
+    st.caption(plain(source_line(result.provenance, lang())))
+    st.caption(plain(decision_line(decision, lang())))  # how it writes, and why
     with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
         st.caption(plain(detail_line(result.provenance, result.marks, lang())))
+        if decision.measure is not None:
+            st.caption(plain(measure_details(decision.measure, lang())))
 
 
 def _show_result(doc_type: DocType, user_name: str) -> None:
@@ -298,6 +295,9 @@ def render() -> None:
     route_panel.show(doc_type, _values(doc_type))
     matter_panel.warn_freshness([f.name for f in doc_type.fields], _values(doc_type))
     _parameters(doc_type)
+    outlined = (settings().prompts_dir / doc_type.id / "outline.yaml").is_file()
+    if outlined and st.session_state.get(MODE, "outline") == "outline":  # how parts are written
+        st.caption(plain(decision_line(decide(chosen_endpoint(), settings()), lang())))
     cols = st.columns([1, 1, 4])
     cols[0].button(
         tr("draft.generate"),
