@@ -25,6 +25,8 @@ def _use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llm_url: str) -> None:
     monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
     monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", llm_url)
     monkeypatch.setenv("LEXSPEC_LANG", "zh")
+    # the pages' model drafting (an unmeasured endpoint assembles: tests/e2e/test_first_draft_browser.py)
+    monkeypatch.setenv("LEXSPEC_LLM_WRITING", "adapt")
     get_settings.cache_clear()
     database.reset()
 
