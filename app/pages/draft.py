@@ -18,6 +18,7 @@ from app.outline.provenance import (
     fallback_lines,
     part_counts,
     source_line,
+    status_text,
     truncation_lines,
 )
 from app.pages import draft_run, matter_panel, revisions_view, route_panel
@@ -234,7 +235,8 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     if result is None:
         return
     st.divider()
-    status_text = tr(f"status.{result.status}")
+    counts = part_counts(result.provenance, result.parts)
+    status_line = status_text(result.status, counts, lang())  # in a lawyer's words (tr escapes)
     empty, fallen = parts_without_text(result.marks), parts_fallen_back(result.marks)
     if result.status == GenerationStatus.ERROR:
         st.error(tr("draft.failed", detail=result.error_text(lang())))
@@ -250,7 +252,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.warning(tr("draft.stopped_note"))
     elif result.status == GenerationStatus.TRUNCATED:
         st.warning(tr("outline.truncated_parts_note" if result.parts else "outline.truncated_note"))
-    elif not part_counts(result.provenance, result.parts).as_labelled:
+    elif not counts.as_labelled:
         st.warning(tr("outline.not_as_labelled"))
     elif not empty and not fallen:
         st.success(tr("draft.complete_note"))
@@ -261,7 +263,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     _show_parts(result)
     if result.thinking:
         st.caption(tr("outline.thinking", chars=len(result.thinking)))
-    st.caption(tr("draft.result_caption", status=status_text, id=result.generation_id or "—"))
+    st.caption(tr("draft.result_caption", status=status_line, id=result.generation_id or "—"))
     if result.record_error:
         st.error(tr("draft.record_failed", detail=result.record_error))
     show_stats(result.stats)
