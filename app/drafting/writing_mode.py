@@ -197,17 +197,14 @@ def writing_choice(
 
 
 def local_time(iso: str, lang: str) -> str:
-    """An ISO 8601 time as a lawyer reads it, in this machine's time zone: 2026年12月1日 08:00,
-    or 1 Dec 2026, 08:00 (the text as it is when it does not parse)."""
+    """An ISO 8601 time as a lawyer reads it, in this machine's time zone (the text as it is
+    when it does not parse)."""
+    from app.i18n import local_moment
+
     try:
-        moment = dt.datetime.fromisoformat(iso)
+        return local_moment(dt.datetime.fromisoformat(iso), lang)
     except ValueError:
         return iso
-    if moment.tzinfo is not None:
-        moment = moment.astimezone()
-    if lang == "zh":
-        return f"{moment.year}年{moment.month}月{moment.day}日 {moment:%H:%M}"
-    return f"{moment.day} {moment:%b %Y, %H:%M}"
 
 
 def decision_line(decision: WritingDecision, lang: str) -> str:

@@ -54,18 +54,17 @@ class ArticleView:
         """The heading with its dates in the reader's language: （2021年8月20日通过，自2021年11月1日
         起施行） or (adopted 20 August 2021, in force from 1 November 2021); the statute's name
         and article stay as the law writes them."""
+        from app.i18n import long_date, t
+
         where = self.heading.split("（", 1)[0]
+        since = long_date(self.version.in_force_from, lang)
         found = VERSION.fullmatch(self.version.version)
         if found is None:  # a firm's file may word its version otherwise: shown as it is
-            since = long_date(self.version.in_force_from, lang)
-            if lang == "zh":
-                return f"{where}（{self.version.version}，自{since}起施行）"
-            return f"{where} ({self.version.version}, in force from {since})"
+            version = self.version.version
+            return t("citations.heading_since", lang, where=where, version=version, since=since)
         day = long_date(dt.date.fromisoformat(found[1]), lang)
-        since = long_date(self.version.in_force_from, lang)
-        if lang == "zh":
-            return f"{where}（{day}{found[2]}，自{since}起施行）"
-        return f"{where} ({VERSION_EN.get(found[2], found[2])} {day}, in force from {since})"
+        event = t(f"citations.event.{EVENTS[found[2]]}", lang)
+        return t("citations.heading_dates", lang, where=where, day=day, event=event, since=since)
 
     @property
     def shown_source(self) -> str:
@@ -75,17 +74,8 @@ class ArticleView:
 
 
 VERSION = re.compile(r"(\d{4}-\d\d-\d\d)(通过|公布|修正|修订)")
-VERSION_EN = {"通过": "adopted", "公布": "promulgated", "修正": "amended", "修订": "revised"}
+EVENTS = {"通过": "adopted", "公布": "promulgated", "修正": "amended", "修订": "revised"}
 COMMIT = re.compile(r"\s*[（(]commit [0-9a-f]{7,40}[）)]")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
-
-
-def long_date(day: dt.date, lang: str) -> str:
-    """2021年11月1日, or 1 November 2021."""
-    if lang == "zh":
-        return f"{day.year}年{day.month}月{day.day}日"
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
 
 
 def _as_title(reference: str) -> str:

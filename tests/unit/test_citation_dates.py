@@ -9,7 +9,8 @@ import re
 import pytest
 
 from app.drafting.checking import catalogue
-from app.validation.lookup import long_date, lookup
+from app.i18n import long_date
+from app.validation.lookup import lookup
 from app.validation.texts import load_texts
 
 ON = dt.date(2026, 1, 15)
