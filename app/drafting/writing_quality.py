@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from app.config import Settings
     from app.llm.client import OpenAIClient
 
-MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (the parts' own budgets are lower)
+MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (Settings.writing_measure_max_tokens)
 Progress = Callable[[int, int, str], None]
 
 
@@ -94,6 +94,7 @@ def measure_endpoint(
             statutes_file=settings.statutes_file,
             corpus_dir=settings.resolved_corpus_dir,
             progress=progress,
+            max_tokens=settings.writing_measure_max_tokens,
         )
     finally:
         bind(client.base_url, key, path)  # measured or not, no longer measuring
