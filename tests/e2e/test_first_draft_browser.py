@@ -85,7 +85,8 @@ def test_the_first_draft_arrives_assembled_and_complete(fresh_run: RunningApp, p
     assert "生成完成。" in body and "已截断" not in body
     for code in ("(adapt)", "assemble", "lexspec doctor", "outline.yaml", "finish_reason"):
         assert code not in body, code
-    shot(page, "first-draft.png", top=True)
+    page.get_by_text(COMPLETE).first.scroll_into_view_if_needed()  # the result in the picture
+    shot(page, "first-draft.png")
 
 
 def test_the_monitor_says_what_was_measured(fresh_run: RunningApp, page: Any) -> None:

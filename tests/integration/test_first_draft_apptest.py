@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from app import database
 from app.config import get_settings
 from app.drafting.writing_mode import WritingMeasure, cache_path, save
+from app.outline.provenance import part_counts
 from tests.integration.test_pages_apptest import DEAD_URL, app_as, make_user
 from tests.page_markdown import shown
 
@@ -81,3 +82,29 @@ def test_a_measured_model_is_named_with_its_date_in_the_ui_language(unmeasured: 
         banner = next(c for c in _captions(at) if words in c)
         assert "2/14" in banner and "SmolLM2-135M-Instruct" in banner
         assert "@0123abcd" not in banner and "+00:00" not in banner
+
+
+def test_parts_that_fell_back_read_complete_and_show_no_codes(
+    unmeasured: Path, monkeypatch: pytest.MonkeyPatch, llm_base_url: str
+) -> None:
+    """The real embedded model adapting on a small budget: its cut or failed parts fall back
+    to their whole vetted clauses, so the status is complete, saying how many stand as their
+    clause, never "truncated"; no code or internal reaches the lawyer's text (issue 40)."""
+    monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", llm_base_url)
+    monkeypatch.setenv("LEXSPEC_LLM_WRITING", "adapt")
+    get_settings.cache_clear()
+    at = app_as(make_user("carol", "drafter"))
+    at.button(key="draft.fill").click().run()
+    at.number_input(key="draft.max_tokens.cross-border-filing-guide").set_value(16).run()
+    at.button(key="draft.go").click().run(timeout=600)
+    assert not at.exception
+    result = at.session_state["draft.result"]
+    counts = part_counts(result.provenance, result.parts)
+    assert counts.fell_back > 0  # 16 tokens cut an adapted clause: it falls back, whole
+    assert (result.status == "truncated") == (counts.truncated > 0), result.error
+    status = next(c for c in _captions(at) if c.startswith("状态"))
+    if not counts.placeholder and not counts.truncated:
+        assert result.status == "complete"
+        assert status.startswith(f"状态：已完成（其中 {counts.fell_back} 个部分")
+    for text in _shown(at):
+        assert not CODES.search(text), text
