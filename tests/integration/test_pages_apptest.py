@@ -152,6 +152,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     assert result.context.mode == "outline"
     assert [ln for ln in result.text.splitlines() if ln.startswith("【")] == [
         "【适用情形】",
+        "【逐项填写指引】",
         "【材料清单】",
         "【常见错误】",
     ]
@@ -162,6 +163,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     assert {d.label for d in at.get("download_button")} == {
         "Download Markdown",
         "Download DOCX (with comments)",
+        "Download client copy (DOCX)",
     }
     assert any(m.label == "Tokens generated" for m in at.metric)
 
