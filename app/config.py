@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_chat_template_kwargs: dict[str, Any] | None = None  # JSON, e.g. {"enable_thinking": false}
     llm_writing: WritingSetting = "measured"  # the default endpoint: assemble|adapt|write|measured
+    # each part's token cap while measuring how a model writes (app/drafting/writing_quality.py)
+    writing_measure_max_tokens: int = Field(default=160, ge=8, le=4096)
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)  # JSON in LEXSPEC_ENDPOINTS
     default_endpoint: str = "embedded"
     request_timeout_s: float = 120.0

@@ -6,6 +6,7 @@ so that it is visible on screen rather than silently blank.
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,24 @@ def both(key: str, **values: object) -> Bilingual:
 def cli_text(key: str, **values: object) -> str:
     """A command-line string: the CLI prints 简体中文 and English together ("中文 / English")."""
     return str(both(key, **values))
+
+
+def long_date(day: dt.date, lang: str) -> str:
+    """A date as the reader's language writes it: 2021年11月1日, or 1 November 2021."""
+    name = t("dates.months", lang).split(",")[day.month - 1]
+    return t("dates.long", lang, year=day.year, day=day.day, month_name=name)
+
+
+def local_moment(moment: dt.datetime, lang: str) -> str:
+    """A moment in this machine's time zone: 2026年12月1日 08:00, or 1 Dec 2026, 08:00."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    name = t("dates.months", lang).split(",")[moment.month - 1]
+    return t(
+        "dates.moment",
+        lang,
+        year=moment.year,
+        day=moment.day,
+        month_short=name[:3],
+        hm=f"{moment:%H:%M}",
+    )

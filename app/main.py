@@ -18,6 +18,7 @@ from app.pages import (
     matters,
     monitor,
     my_reviews,
+    page_chrome,
     results,
     session_gate,
     sign_in,
@@ -176,6 +177,7 @@ def main() -> None:
     _sidebar(user)
     with st.sidebar:
         session_gate.keep_cookie(user)
+        page_chrome.follow_language(lang())
     session_gate.show_notice(user)
     if user is None or user.must_change_password:
         st.navigation(_sign_in_pages()).run()

@@ -105,7 +105,7 @@ def _plan_text(args: argparse.Namespace, target: Path, draft: Path | None) -> st
 def handle_writing(args: argparse.Namespace, ctx: Context) -> int:
     """`lexspec doctor --endpoint NAME`: how well the endpoint adapts the clause library
     (measured once, then cached per endpoint + model; --remeasure measures again)."""
-    from app.drafting.writing_mode import endpoint_measure, measure_line
+    from app.drafting.writing_mode import endpoint_measure, measure_details, measure_line
     from app.drafting.writing_quality import measure_endpoint
     from app.llm.errors import LLMError
 
@@ -118,6 +118,7 @@ def handle_writing(args: argparse.Namespace, ctx: Context) -> int:
     except (LLMError, ValueError, OSError) as exc:
         return _err(describe(exc))
     print(measure_line(found, args.lang))
+    print(measure_details(found, args.lang))  # the operator's numbers: acceptance, speed, key
     return 0
 
 

@@ -1,6 +1,9 @@
 """`lexspec run`: start the embedded model server and the Streamlit app together.
 
-Prints both URLs; Ctrl-C stops both cleanly, and so do SIGTERM (a service manager, `kill`) and
+Prints both URLs once each answers. When the server answers, the writing mode of its model is
+decided in the background (app/drafting/writing_quality.py: measured once per model and kept in
+the data directory); until it is, drafts assemble the vetted clauses, so none waits on it.
+Ctrl-C stops both cleanly, and so do SIGTERM (a service manager, `kill`) and
 SIGHUP (the terminal closed), which would otherwise leave both children holding their ports.
 Used by `make run`.
 """
@@ -13,12 +16,15 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.commands import inputs
 from app.config import REPO_ROOT, Settings
+from app.domain import Bilingual, describe
+from app.i18n import cli_text
 from app.ops import process
 
 if TYPE_CHECKING:
@@ -93,6 +99,37 @@ def _start_server(args: argparse.Namespace, settings: Settings, procs: list[Any]
     return f"{base}/v1"
 
 
+def _measure_writing(settings: Settings, base_url: str, stopping: threading.Event) -> None:
+    """Decide the writing mode of the model at `base_url` on a background thread: the kept
+    measurement of this model, else measured now (with progress lines) and kept. Skipped when
+    the default endpoint's writing is set rather than measured."""
+    served = settings.model_copy(update={"llm_base_url": base_url})
+    name = served.default_endpoint
+    if served.all_endpoints()[name].writing != "measured":
+        return
+
+    def step(done: int, total: int, type_id: str) -> None:
+        if not stopping.is_set():
+            print("  " + cli_text("cli.run.measuring", done=done, total=total, type=type_id))
+
+    def work() -> None:
+        from app.drafting.writing_mode import measure_line
+        from app.drafting.writing_quality import measure_endpoint
+
+        try:
+            found = measure_endpoint(name, settings=served, progress=step)
+        except Exception as exc:  # one line, never a traceback; drafts go on assembling
+            if not stopping.is_set():
+                print("  " + cli_text("cli.run.measure_failed", detail=describe(exc)), flush=True)
+            return
+        if not stopping.is_set():
+            line = Bilingual(measure_line(found, "zh"), measure_line(found, "en"))
+            print(f"  {line}", flush=True)
+
+    print("  " + cli_text("cli.run.measure_start"), flush=True)
+    threading.Thread(target=work, name="writing-measure", daemon=True).start()
+
+
 def _start_app(args: argparse.Namespace, settings: Settings, env: dict[str, str]) -> Any:
     app_port = _pick_port(settings.app_host, args.app_port or settings.app_port)
     print("==> starting the app")
@@ -131,14 +168,18 @@ def _run(args: argparse.Namespace, ctx: Context) -> int:
     settings = ctx.settings
     env = dict(os.environ)
     procs: list[Any] = []
+    stopping = threading.Event()
     try:
         if not args.no_server:
             env["LEXSPEC_LLM_BASE_URL"] = _start_server(args, settings, procs)
         _prepare_database(ctx)
         procs.append(_start_app(args, settings, env))
+        if not args.no_server:
+            _measure_writing(settings, env["LEXSPEC_LLM_BASE_URL"], stopping)
         return _watch(procs)
     except KeyboardInterrupt:
         print("\n==> stopping")
         return 0
     finally:
+        stopping.set()
         process.stop(procs)

@@ -81,11 +81,15 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         if opts.max_tokens < 1:
             raise ServeError(cli_text("cli.serve.max_tokens_too_small"))
         host, port = args.host or s.server_host, args.port or s.server_port
-        print(
-            f"LexSpec serve: {opts.model_name} ({opts.speculative}) on http://{host}:{port}/v1",
-            flush=True,
+        url = f"http://{host}:{port}/v1"
+        named = {"model": opts.model_name, "mode": opts.speculative, "url": url}
+        print(cli_text("cli.serve.loading", **named), flush=True)
+        serve(
+            opts,
+            host,
+            port,
+            on_ready=lambda: print(cli_text("cli.serve.ready", **named), flush=True),
         )
-        serve(opts, host, port)
     except (ServeError, FileNotFoundError) as exc:
         print(cli_text("cli.serve.cannot_start", detail=describe(exc)), file=sys.stderr)
         return 2

@@ -197,8 +197,11 @@ class OutlineRun(Run):
         if got.fell_back:
             self._prose[index] = got.text
             marks = (Guard.NO_TEXT,) if got.source == "placeholder" else (Guard.FALLBACK,)
-            # a part its budget cut stays truncated: never "complete", whatever stands in for it
-            self._parts[-1] = replace(last, marks=(*last.marks, *marks))
+            # the whole vetted clause in place of cut prose: the document is not cut there (the
+            # cut shows in the part's gates); a to-write mark leaves a cut part truncated
+            whole = got.source == "clause" and last.status == GenerationStatus.TRUNCATED
+            status = GenerationStatus.COMPLETE if whole else last.status
+            self._parts[-1] = replace(last, marks=(*last.marks, *marks), status=status)
         self._sources[index] = got
         self._settled[index] = self._prose[index]
 

@@ -7,18 +7,19 @@ of adapted parts that pass the prose and fidelity gates decides the endpoint's w
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.drafting.writing_mode import WritingMeasure, cache_path, cached, save
+from app.drafting.writing_mode import WritingMeasure, bind, cache_path, cached, save
 
 if TYPE_CHECKING:
     from app.config import Settings
     from app.llm.client import OpenAIClient
 
-MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (the parts' own budgets are lower)
+MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (Settings.writing_measure_max_tokens)
 Progress = Callable[[int, int, str], None]
 
 
@@ -39,7 +40,7 @@ def measure(
 
     library = load_library(prompts_dir)
     types = [t for t in sorted(library.types) if (prompts_dir / t / "outline.yaml").is_file()]
-    total = WritingMeasure(client.base_url, client.model(), 0, 0)
+    total = WritingMeasure(client.base_url, client.model_key(), 0, 0)
     for done, type_id in enumerate(types, 1):
         doc = library.types[type_id]
         params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
@@ -74,19 +75,28 @@ def measure_endpoint(
     name: str, *, settings: Settings, progress: Progress | None = None, again: bool = False
 ) -> WritingMeasure:
     """The endpoint's measurement: the cached one for the model it serves, else measured now
-    and cached (`again`: measure even when cached). LLMError when it cannot be reached."""
+    and cached (`again`: measure even when cached). LLMError when it cannot be reached. While
+    it measures, the cache says so (the page then tells the lawyer the mode is being chosen)."""
     from app.llm.client import make_client
 
     client = make_client(name, settings)
     path = cache_path(settings)
-    found = None if again else cached(client.base_url, client.model(), path)
-    if found is None:
+    key = client.model_key()
+    found = None if again else cached(client.base_url, key, path)
+    if found is not None:
+        bind(client.base_url, key, path)  # this address serves a model measured before
+        return found
+    bind(client.base_url, key, path, measuring_pid=os.getpid())
+    try:
         found = measure(
             client,
             prompts_dir=settings.prompts_dir,
             statutes_file=settings.statutes_file,
             corpus_dir=settings.resolved_corpus_dir,
             progress=progress,
+            max_tokens=settings.writing_measure_max_tokens,
         )
-        save(found, path)
+    finally:
+        bind(client.base_url, key, path)  # measured or not, no longer measuring
+    save(found, path)
     return found

@@ -274,6 +274,16 @@ class OpenAIClient:
             self._model = ids[0]
         return self._model
 
+    def model_key(self) -> str:
+        """The model's identity for what is measured of it: its id, and `@digest` where the
+        server names its file's fingerprint (the embedded server does; vLLM does not)."""
+        wanted = self.model()
+        for entry in self._list():
+            digest = (entry.model_extra or {}).get("digest")
+            if entry.id == wanted and isinstance(digest, str) and digest:
+                return f"{wanted}@{digest}"
+        return wanted
+
     def context_limit(self) -> int | None:
         """max_model_len as /v1/models reports it (vLLM and the embedded server do), or None."""
         if self._context is None:

@@ -301,3 +301,16 @@ def counts_line(counts: PartCounts, lang: str) -> str:
     from app.i18n import t
 
     return t("outline.counts", lang, total=counts.total, **counts.to_dict())
+
+
+def status_text(status: GenerationStatus, counts: PartCounts, lang: str) -> str:
+    """The draft's status as a lawyer reads it: "complete" says which parts stand as their
+    vetted clause because the model's text failed, or wait to be written; "truncated" only
+    when the document itself is cut (a cut part replaced by its whole clause is not)."""
+    from app.i18n import t
+
+    if status == GenerationStatus.COMPLETE and counts.placeholder:
+        return t("status_detail.complete_placeholder", lang, n=counts.placeholder)
+    if status == GenerationStatus.COMPLETE and counts.fell_back:
+        return t("status_detail.complete_fell_back", lang, n=counts.fell_back)
+    return t(f"status.{status}", lang)

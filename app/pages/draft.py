@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import GenerationStatus, Role
-from app.drafting.writing_mode import measure_line, writing_choice
+from app.drafting.writing_mode import decide, decision_line, measure_details
 from app.i18n import t
 from app.outline.compose import parts_fallen_back, parts_without_text
 from app.outline.provenance import (
@@ -18,6 +18,7 @@ from app.outline.provenance import (
     fallback_lines,
     part_counts,
     source_line,
+    status_text,
     truncation_lines,
 )
 from app.pages import draft_run, draft_state, matter_panel, revisions_view, route_panel
@@ -220,16 +221,13 @@ def _show_parts(result: draft_run.DraftResult) -> None:
         st.caption(plain(line))
     for line in fallback_lines(result.provenance, lang()):  # may quote the model's words
         st.caption(plain(line))
-    chosen, measured = writing_choice(result.request.endpoint, settings())
-    writing = tr(f"outline.writing_mode.{chosen}")
-    st.caption(
-        f"{tr('outline.writing', writing=writing)} · {plain(source_line(result.provenance, lang()))}"
-    )
-    endpoint = settings().all_endpoints().get(result.request.endpoint)
-    if endpoint is not None and endpoint.writing == "measured":  # why it writes so
-        st.caption(plain(measure_line(measured, lang())))
+    decision = decide(result.request.endpoint, settings())
+    st.caption(plain(source_line(result.provenance, lang())))
+    st.caption(plain(decision_line(decision, lang())))  # how it writes, and why
     with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
         st.caption(plain(detail_line(result.provenance, result.marks, lang())))
+        if decision.measure is not None:
+            st.caption(plain(measure_details(decision.measure, lang())))
 
 
 def _show_result(doc_type: DocType, user_name: str) -> None:
@@ -241,7 +239,8 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.info(tr("workstate.other_type", type=_type_title(result.request.doc_type_id)))
         return
     draft_state.opened_note()
-    status_text = tr(f"status.{result.status}")
+    counts = part_counts(result.provenance, result.parts)
+    status_line = status_text(result.status, counts, lang())  # in a lawyer's words (tr escapes)
     empty, fallen = parts_without_text(result.marks), parts_fallen_back(result.marks)
     if result.status == GenerationStatus.ERROR:
         st.error(tr("draft.failed", detail=result.error_text(lang())))
@@ -257,7 +256,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
         st.warning(tr("draft.stopped_note"))
     elif result.status == GenerationStatus.TRUNCATED:
         st.warning(tr("outline.truncated_parts_note" if result.parts else "outline.truncated_note"))
-    elif not part_counts(result.provenance, result.parts).as_labelled:
+    elif not counts.as_labelled:
         st.warning(tr("outline.not_as_labelled"))
     elif not empty and not fallen:
         st.success(tr("draft.complete_note"))
@@ -268,7 +267,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     _show_parts(result)
     if result.thinking:
         st.caption(tr("outline.thinking", chars=len(result.thinking)))
-    st.caption(tr("draft.result_caption", status=status_text, id=result.generation_id or "—"))
+    st.caption(tr("draft.result_caption", status=status_line, id=result.generation_id or "—"))
     if result.record_error:
         st.error(tr("draft.record_failed", detail=result.record_error))
     show_stats(result.stats)
@@ -308,6 +307,9 @@ def render() -> None:
     route_panel.show(doc_type, _values(doc_type))
     matter_panel.warn_freshness([f.name for f in doc_type.fields], _values(doc_type))
     _parameters(doc_type)
+    outlined = (settings().prompts_dir / doc_type.id / "outline.yaml").is_file()
+    if outlined and st.session_state.get(MODE, "outline") == "outline":  # how parts are written
+        st.caption(plain(decision_line(decide(chosen_endpoint(), settings()), lang())))
     cols = st.columns([1, 1, 4])
     cols[0].button(
         tr("draft.generate"),

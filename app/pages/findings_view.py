@@ -121,10 +121,10 @@ def show_citations(
 def _article(box: st.delta_generator.DeltaGenerator, found: ArticleView | None, label: str) -> None:
     if found is None:
         return
-    heading = plain(found.heading)  # a firm's statutes file may name its own
+    heading = plain(found.heading_in(lang()))  # a firm's statutes file may name its own
     with box.expander(f"{label}：{heading}" if label else heading):
         st.text(found.text)
-        st.caption(f"{tr('citations.source')}：{plain(found.source)}")
+        st.caption(f"{tr('citations.source')}：{plain(found.shown_source)}")
 
 
 def _fmt(value: float | None, pattern: str) -> str:

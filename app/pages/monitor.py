@@ -148,14 +148,17 @@ def _audit_spool() -> None:
 
 
 def _writing_quality() -> None:
-    """Each endpoint's measured writing quality (cached), and a button to measure it now, with
-    progress: the share of adapted parts passing the gates decides its writing mode."""
-    from app.drafting.writing_mode import endpoint_measure, measure_line
+    """How each endpoint writes and why (its model's kept measurement, one being taken, or
+    none yet), and a button to measure it now, with progress. The line above the button is
+    redrawn after measuring, so it never goes on saying "not measured"."""
+    from app.drafting.writing_mode import decide, decision_line, measure_details
     from app.drafting.writing_quality import measure_endpoint
 
     for name in settings().all_endpoints():
-        found = endpoint_measure(name, settings())
-        st.caption(plain(f"{name}: {measure_line(found, lang())}"))
+        decision = decide(name, settings())
+        banner = st.empty()
+        banner.caption(plain(f"{name}: {decision_line(decision, lang())}"))
+        found = decision.measure
         label = "writing_quality.remeasure_button" if found else "writing_quality.measure_button"
         if not st.button(tr(label), key=f"monitor.measure.{name}"):
             continue
@@ -175,7 +178,8 @@ def _writing_quality() -> None:
                 st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))
                 continue
             status.update(state="complete")
-        st.success(plain(measure_line(found, lang())))
+        banner.caption(plain(f"{name}: {decision_line(decide(name, settings()), lang())}"))
+        st.success(plain(measure_details(found, lang())))
 
 
 def render() -> None:

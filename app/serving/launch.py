@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.domain import Bilingual
 from app.serving import calibration
@@ -19,6 +22,11 @@ from app.serving.model import Model
 from app.serving.server import DEFAULT_MAX_TOKENS, ServerState, make_app
 from app.serving.speculative import Engine
 from app.serving.worker import Worker
+
+if TYPE_CHECKING:
+    import threading
+
+    import uvicorn
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +48,22 @@ class ServeOptions:
     adaptive: bool = True
     calibrate: bool = True
     calibration_file: Path | None = None  # pass costs kept between starts (serving/calibration)
+
+
+DIGEST_SPAN = 1 << 20  # bytes read from each end of a model file for its fingerprint
+
+
+def file_digest(path: Path) -> str:
+    """A model file's fingerprint: SHA-256 of its size and its first and last MiB (a GGUF's
+    header and tensor index are at the start), 16 hex digits. Cheap for a file of gigabytes,
+    and the same for a copy of the same file under another name or path."""
+    size = path.stat().st_size
+    digest = hashlib.sha256(str(size).encode())
+    with open(path, "rb") as f:
+        digest.update(f.read(DIGEST_SPAN))
+        f.seek(max(0, size - DIGEST_SPAN))
+        digest.update(f.read(DIGEST_SPAN))
+    return digest.hexdigest()[:16]
 
 
 class ServeError(RuntimeError):
@@ -86,6 +110,7 @@ def build_state(opts: ServeOptions) -> ServerState:
         metrics=metrics,
         model_name=opts.model_name,
         max_tokens=opts.max_tokens,
+        digest=file_digest(opts.model_path),
     )
 
 
@@ -101,7 +126,12 @@ def calibrate(engine: Engine, opts: ServeOptions) -> calibration.Keeper | None:
         log.info("pass costs from %s (timing skipped; delete it to time them anew)", path)
     else:
         started = time.perf_counter()
-        engine.calibrate()
+        log.info("timing the model's passes on this machine (once; kept in %s) ...", path)
+
+        def timed_context(done: int, total: int) -> None:
+            log.info("timing passes: %d/%d context lengths done", done, total)
+
+        engine.calibrate(progress=timed_context)
         log.info("pass costs timed in %.1f s", time.perf_counter() - started)
         if path is not None:
             calibration.save(path, key, engine.cost.seed, "timed")
@@ -140,9 +170,23 @@ def _cannot_listen(host: str, port: int, exc: BaseException) -> str:
     )
 
 
-def serve(opts: ServeOptions, host: str, port: int) -> None:
+def _announce_when_serving(
+    server: uvicorn.Server, http: threading.Thread, on_ready: Callable[[], None]
+) -> None:
+    """Call `on_ready` once uvicorn accepts connections (never if its thread ends first)."""
+    while not server.started:
+        if not http.is_alive():
+            return
+        time.sleep(0.05)
+    on_ready()
+
+
+def serve(
+    opts: ServeOptions, host: str, port: int, on_ready: Callable[[], None] | None = None
+) -> None:
     """HTTP on a background thread; the model worker on this (main) thread. The port is bound
-    first; an HTTP server that stops on its own (not at Ctrl-C) is a ServeError."""
+    first; an HTTP server that stops on its own (not at Ctrl-C) is a ServeError. `on_ready`
+    is called once it answers (the model loaded and its passes timed), e.g. to print its URL."""
     import threading
 
     import uvicorn
@@ -159,6 +203,10 @@ def serve(opts: ServeOptions, host: str, port: int) -> None:
     server = uvicorn.Server(config)
     http = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="http", daemon=True)
     http.start()
+    if on_ready is not None:
+        threading.Thread(
+            target=_announce_when_serving, args=(server, http, on_ready), daemon=True
+        ).start()
     interrupted = False
     try:
         state.worker.run(keep_going=http.is_alive)

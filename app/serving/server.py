@@ -56,6 +56,7 @@ class ServerState:
     metrics: Metrics
     model_name: str
     max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when the request gives none
+    digest: str = ""  # the model file's fingerprint (serving/launch.file_digest), in /v1/models
 
     @property
     def max_model_len(self) -> int:
@@ -327,6 +328,8 @@ async def models(request: HttpRequest) -> Response:
         "max_model_len": state.max_model_len,
         "speculative": state.engine.method,
     }
+    if state.digest:  # which file this is, whatever it is called (the writing measure's key)
+        entry["digest"] = state.digest
     return JSONResponse({"object": "list", "data": [entry]})
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,10 +43,15 @@ CALIBRATION_ROWS = (1, 2, 4, 8)
 
 
 def time_passes_at(
-    model: Model, contexts: Sequence[int], sizes: Sequence[int], reps: int = 5
+    model: Model,
+    contexts: Sequence[int],
+    sizes: Sequence[int],
+    reps: int = 5,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[int, int, float]]:
     """(rows, context length, median seconds) of target passes over each number of rows, after
-    each number of tokens of a statute-like text; the KV cache is left empty."""
+    each number of tokens of a statute-like text; the KV cache is left empty. `progress(done,
+    total)` after each context length."""
     warm = model.tokenize(WARM_TEXT * 40)  # about 2,000 tokens
     if max(contexts) + max(sizes) > len(warm):
         raise ValueError(f"contexts up to {len(warm) - max(sizes)} tokens only")
@@ -60,6 +65,8 @@ def time_passes_at(
             model.truncate(context)
 
         out += [(n, context, seconds) for n, seconds in time_passes(run, sizes, reps)]
+        if progress is not None:
+            progress(len(out) // len(sizes), len(contexts))
     model.truncate(0)
     return out
 
@@ -121,12 +128,12 @@ class Engine:
         sizes = tuple(sorted({*CALIBRATION_ROWS, self.k_max + 1}))
         return sizes, (CALIBRATION_NEAR, CALIBRATION_FAR - 1 - self.k_max)
 
-    def calibrate(self) -> PassCost:
+    def calibrate(self, progress: Callable[[int, int], None] | None = None) -> PassCost:
         """Time passes of 1..k_max+1 rows near the start and deep into a context (see
         CALIBRATION_NEAR); they seed the cost model, which then keeps learning from real
-        passes."""
+        passes. `progress(done, total)` after each context length."""
         sizes, contexts = self.calibration_grid()
-        self.cost = PassCost(time_passes_at(self.model, contexts, sizes))
+        self.cost = PassCost(time_passes_at(self.model, contexts, sizes, progress=progress))
         return self.cost
 
     def generate(self, req: Request) -> Iterator[Step]:

@@ -5,6 +5,7 @@ One entry point for `lexspec cite`, the findings panel and the DOCX appendix 引
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -48,6 +49,33 @@ class ArticleView:
     @property
     def source(self) -> str:
         return self.version.source
+
+    def heading_in(self, lang: str) -> str:
+        """The heading with its dates in the reader's language: （2021年8月20日通过，自2021年11月1日
+        起施行） or (adopted 20 August 2021, in force from 1 November 2021); the statute's name
+        and article stay as the law writes them."""
+        from app.i18n import long_date, t
+
+        where = self.heading.split("（", 1)[0]
+        since = long_date(self.version.in_force_from, lang)
+        found = VERSION.fullmatch(self.version.version)
+        if found is None:  # a firm's file may word its version otherwise: shown as it is
+            version = self.version.version
+            return t("citations.heading_since", lang, where=where, version=version, since=since)
+        day = long_date(dt.date.fromisoformat(found[1]), lang)
+        event = t(f"citations.event.{EVENTS[found[2]]}", lang)
+        return t("citations.heading_dates", lang, where=where, day=day, event=event, since=since)
+
+    @property
+    def shown_source(self) -> str:
+        """The source as a reader needs it: without the commit of the transcription it was
+        read from (kept in the data and the audit trail)."""
+        return COMMIT.sub("", self.version.source).strip()
+
+
+VERSION = re.compile(r"(\d{4}-\d\d-\d\d)(通过|公布|修正|修订)")
+EVENTS = {"通过": "adopted", "公布": "promulgated", "修正": "amended", "修订": "revised"}
+COMMIT = re.compile(r"\s*[（(]commit [0-9a-f]{7,40}[）)]")
 
 
 def _as_title(reference: str) -> str:

@@ -62,6 +62,8 @@ def running_app(
         "LEXSPEC_DATABASE_URL": database_url,
         "LEXSPEC_LLM_BASE_URL": llm_base_url,
         "LEXSPEC_LANG": "zh",
+        # the model's drafting; an unmeasured endpoint assembles (test_first_draft_browser.py)
+        "LEXSPEC_LLM_WRITING": "adapt",
     }
     port = free_port()
     cmd = [

@@ -38,6 +38,8 @@ def lexspec(
         "LEXSPEC_LLM_BASE_URL": base_url or f"http://127.0.0.1:{free_port()}/v1",
         "LEXSPEC_LANG": lang,
         "LEXSPEC_ENDPOINTS": "{}",
+        # these tests are of the model's drafting; an unmeasured endpoint would assemble
+        "LEXSPEC_LLM_WRITING": "adapt",
         **(env or {}),
     }
     return subprocess.Popen(

@@ -26,6 +26,8 @@ def _use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llm_url: str) -> None:
     monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
     monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", llm_url)
     monkeypatch.setenv("LEXSPEC_LANG", "zh")
+    # the pages' model drafting (an unmeasured endpoint assembles: tests/e2e/test_first_draft_browser.py)
+    monkeypatch.setenv("LEXSPEC_LLM_WRITING", "adapt")
     get_settings.cache_clear()
     database.reset()
 
@@ -162,6 +164,7 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
     assert {d.label for d in at.get("download_button")} == {
         "Download Markdown",
         "Download DOCX (with comments)",
+        "Download client copy (DOCX)",
     }
     assert any(m.label == "Tokens generated" for m in at.metric)
 

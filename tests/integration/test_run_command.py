@@ -1,11 +1,14 @@
-"""`lexspec run` stops what it started, whichever way it is told to stop."""
+"""`lexspec run` stops what it started, whichever way it is told to stop; a fresh run drafts at
+once while it measures its model in the background."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -64,3 +67,65 @@ def test_run_stops_the_app_on_a_signal(
         assert noise not in out, out
     with pytest.raises(httpx.HTTPError):  # the child went with it: nothing holds the port
         httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+
+
+def _lines_until(out: Path, wanted: str, proc: subprocess.Popen[bytes]) -> str:
+    """The output so far once a line holds `wanted` (failing if the process ends first)."""
+    while True:
+        text = out.read_text(encoding="utf-8", errors="replace")
+        if wanted in text:
+            return text
+        assert proc.poll() is None, text
+        time.sleep(0.2)
+
+
+def test_a_fresh_run_drafts_at_once_while_it_measures_the_model(tmp_path: Path) -> None:
+    """`lexspec run` on a new installation (issue 40): the server's address is printed when it
+    answers, its pass timing shows progress, the writing mode is measured in the background,
+    and the first draft meanwhile assembles the vetted clauses (complete, no part fell back)."""
+    app_port, server_port = free_port(), free_port()
+    data = tmp_path / "data"
+    env = {
+        **os.environ,
+        "LEXSPEC_DATA_DIR": str(data),
+        "LEXSPEC_DATABASE_URL": f"sqlite:///{tmp_path / 'lexspec.db'}",
+        "LEXSPEC_LANG": "en",
+    }
+    env.pop("LEXSPEC_LLM_WRITING", None)
+    log = tmp_path / "run.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "run", "--app-port", str(app_port),
+             "--server-port", str(server_port)],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    try:
+        _lines_until(log, "answering on", proc)
+        base = f"http://127.0.0.1:{server_port}"
+        assert httpx.get(f"{base}/health", timeout=5).status_code == 200  # it answers now
+        shown = _lines_until(log, "measuring in the background", proc)
+        assert shown.index("will answer on") < shown.index("timing passes: 1/2")
+        assert shown.index("timing passes: 2/2") < shown.index("answering on")
+        drafted = subprocess.run(
+            [sys.executable, "-m", "app.cli", "draft", "--type", "cross-border-filing-guide",
+             "--example", "--no-audit", "--report", str(tmp_path / "report.json")],
+            cwd=REPO, env={**env, "LEXSPEC_LLM_BASE_URL": f"{base}/v1"}, capture_output=True,
+            text=True, timeout=600, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert drafted.returncode == 0, drafted.stderr
+        report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+        assert report["status"] == "complete"
+        counts = report["counts"]
+        assert counts["clause"] > 0 and counts["fell_back"] == counts["truncated"] == 0
+        assert counts["model"] == counts["adapted"] == 0  # not a word waited on the model
+        kept = json.loads((data / "writing-measures.json").read_text(encoding="utf-8"))
+        model = kept["endpoints"][f"{base}/v1"]["model"]
+        assert model.startswith("SmolLM2-135M-Instruct@")  # kept per model file
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text, text

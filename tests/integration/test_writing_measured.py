@@ -21,11 +21,15 @@ def test_an_endpoint_is_measured_on_the_types_own_clauses(
     seen: list[tuple[int, int, str]] = []
     found = measure(client, prompts_dir=PROMPTS, max_tokens=24, progress=lambda *a: seen.append(a))
     assert [done for done, _, _ in seen] == list(range(1, len(seen) + 1))  # progress per type
-    with_outline = [p for p in PROMPTS.iterdir() if (p / "outline.yaml").is_file()]
-    assert seen[-1][0] == seen[-1][1] == len(with_outline)  # every type written from an outline
+    outlined = sum(1 for d in PROMPTS.iterdir() if (d / "outline.yaml").is_file())
+    assert seen[-1][0] == seen[-1][1] == outlined  # every type with an outline
     assert found.parts > 0 and 0 <= found.passed <= found.parts
     assert found.writing == ("adapt" if found.share >= ADAPT_MIN_SHARE else "assemble")
     assert found.acceptance is None or 0 <= found.acceptance <= 1
     assert found.model and found.measured_at
+    name, _, digest = found.model.partition("@")  # kept per model file, whatever its address
+    assert name == client.model() and len(digest) == 16
     path = save(found, tmp_path / "measures.json")
     assert cached(llm_base_url, found.model, path) == found
+    assert cached("http://127.0.0.1:1/v1", found.model, path) == found
+    assert cached(llm_base_url, None, path) == found  # the address's model, measured

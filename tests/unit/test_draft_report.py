@@ -24,14 +24,14 @@ def library():  # type: ignore[no-untyped-def]
     return load_library(PROMPTS)
 
 
-def _draft(library, scripts, finish="stop", max_tokens=None, **changes):  # type: ignore[no-untyped-def]
+def _draft(library, scripts, finish="stop", max_tokens=None, writing="adapt", **changes):  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient([], scripts=scripts, finish=finish)
     params = replace(doc.defaults, max_tokens=max_tokens) if max_tokens else None
     prepared = prepare(
         doc, {**doc.example_values(), **changes}, prompts_dir=PROMPTS, client=client, params=params
     )
-    return doc, run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="adapt"))
+    return doc, run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
 
 
 def _first_clause(library) -> str:  # type: ignore[no-untyped-def]
@@ -79,13 +79,17 @@ def test_a_fallen_back_part_is_reported_never_complete_without_a_word(library) -
 
 @pytest.mark.parametrize(
     ("max_tokens", "expected"),
-    [(None, "该部分自身的生成上限 160 个 token"), (40, "本次生成参数的最大长度 40 个 token")],
+    [(None, "为该部分设定的生成上限 160 个 token"), (40, "本次生成参数的最大长度 40 个 token")],
 )
 def test_a_truncation_names_the_budget_that_cut_the_part(  # type: ignore[no-untyped-def]
     library, max_tokens: int | None, expected: str
 ) -> None:
     text = "贵公司应当申报数据出境安全评估。准备材料时应当"
-    _doc, outcome = _draft(library, [[text]], finish="length", max_tokens=max_tokens)
+    # the model's own prose, kept to its last sentence: the document is cut (in `adapt` the
+    # part falls back to its whole clause and is complete: test_outline.py)
+    _doc, outcome = _draft(
+        library, [[text]], finish="length", max_tokens=max_tokens, writing="write"
+    )
     assert outcome.status == "truncated"
     lines = _summary(outcome, "zh")
     cut = [ln for ln in lines if "被截断" in ln and "token" in ln]

@@ -179,7 +179,9 @@ def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。", "因为人数超过"], finish="length")
     prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake"))
+    # prose the model wrote, kept up to its last sentence: the document is cut there (a part
+    # that falls back to its whole clause is not: the test below)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.status == "truncated" and outcome.finish_reason == "length"
     assert "因为人数超过" not in outcome.text
     assert "part6:budget_trimmed" in map(str, outcome.marks)
@@ -413,3 +415,24 @@ def test_legal_basis_quotes_the_items_of_the_paragraph(
 ) -> None:
     part = Part(kind="legal_basis", title="依据", items=(item,))
     assert lines_for(part, SourceContext(values={}, labels={})) == [expected]
+
+
+def test_a_cut_part_replaced_by_its_whole_clause_is_complete(library) -> None:  # type: ignore[no-untyped-def]
+    """Truncated means the document is cut: prose cut by its budget that falls back to its
+    vetted clause leaves the clause whole, so the draft is complete, and its status says
+    which parts stand as their clause (issue 40)."""
+    from app.outline.provenance import part_counts, status_text
+
+    doc = library.types[GUIDE]
+    client = FakeClient(["因为人数超过"], finish="length")  # cut mid-sentence: fails a gate
+    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="adapt"))
+    counts = part_counts(outcome.provenance, outcome.parts)
+    assert counts.fell_back == counts.total > 0 and counts.truncated == 0
+    assert outcome.status == "complete" and outcome.finish_reason is None
+    assert all(p.finish_reason == "length" for p in outcome.parts)  # the model's call, as it was
+    assert "因为人数超过" not in outcome.text
+    shown = status_text(outcome.status, counts, "zh")
+    assert shown.startswith("已完成") and f"{counts.fell_back} 个部分" in shown
+    assert "已截断" not in shown
+    assert to_record(outcome, user_name="u").status == "complete"

@@ -1,8 +1,11 @@
-"""The writing mode from measured quality: what a measurement chooses, its cache (per endpoint +
-model), and an endpoint set to `measured` following it."""
+"""The writing mode from measured quality: what a measurement chooses, its cache (per model,
+whatever its address), assembling until one exists, and the lawyer's line saying why."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,10 +15,16 @@ from app.drafting.service import endpoint_writing
 from app.drafting.writing_mode import (
     ADAPT_MIN_SHARE,
     CACHE_FILE,
+    WritingDecision,
     WritingMeasure,
+    bind,
     cache_path,
     cached,
+    decide,
+    decision_line,
     endpoint_measure,
+    local_time,
+    measure_details,
     measure_line,
     save,
     writing_choice,
@@ -48,17 +57,25 @@ def test_acceptance_and_speed_are_none_without_tokens() -> None:
     assert m.acceptance == 0.4 and m.tokens_per_s == 10.0
 
 
-def test_the_cache_is_per_endpoint_and_model(tmp_path: Path) -> None:
+def test_the_cache_is_per_model_whatever_its_address(tmp_path: Path) -> None:
+    """A model measured once is known on any port (its id and file digest are the key); an
+    address with no model named takes the model it was last seen serving."""
     path = tmp_path / CACHE_FILE
-    old = WritingMeasure(URL, "SmolLM2", 12, 1, measured_at="2026-01-01T00:00:00+00:00")
+    old = WritingMeasure(URL, "SmolLM2@aaaa", 12, 1, measured_at="2026-01-01T00:00:00+00:00")
     new = WritingMeasure(URL + "/", "Qwen3-8B", 12, 12, measured_at="2026-02-01T00:00:00+00:00")
     save(old, path)
     save(new, path)
-    assert cached(URL, "SmolLM2", path) == old
+    assert cached(URL, "SmolLM2@aaaa", path) == old
+    assert cached("http://127.0.0.1:8002/v1", "SmolLM2@aaaa", path) == old  # another port
+    assert cached(URL, "SmolLM2", path) == old  # named by its id alone
     assert cached(URL, "Qwen3-8B", path) == new
-    assert cached(URL, None, path) == new  # no model named: the URL's newest
+    assert cached(URL, None, path) == new  # the address's model: the last measured there
+    bind(URL, "SmolLM2@aaaa", path)  # a later start serves SmolLM2 there again
+    assert cached(URL, None, path) == old
     assert cached(URL, "other", path) is None
     assert cached("http://elsewhere/v1", None, path) is None
+    bind(URL, "SmolLM2@bbbb", path)  # another file under the same name: not measured
+    assert cached(URL, None, path) is None
 
 
 def test_an_unreadable_cache_means_unmeasured(tmp_path: Path) -> None:
@@ -67,21 +84,64 @@ def test_an_unreadable_cache_means_unmeasured(tmp_path: Path) -> None:
     assert cached(URL, None, path) is None
     save(WritingMeasure(URL, "m", 1, 1), path)  # and it is replaced, not an error
     assert cached(URL, "m", path) is not None
+    old_layout = {f"{URL}|m": {"base_url": URL, "model": "m", "parts": 1, "passed": 1}}
+    path.write_text(json.dumps(old_layout), encoding="utf-8")  # an earlier version's file
+    assert cached(URL, None, path) is None
+
+
+def test_unmeasured_assembles_and_says_why(tmp_path: Path) -> None:
+    """Before a measurement exists an endpoint assembles (no draft waits on a model whose text
+    may all be discarded); the line says whether a measurement is under way."""
+    settings = Settings(data_dir=tmp_path, llm_base_url=URL)
+    name = settings.default_endpoint
+    assert decide(name, settings) == WritingDecision("assemble", "unmeasured")
+    assert endpoint_writing(name, settings) == "assemble"
+    line = decision_line(decide(name, settings), "zh")
+    assert "直接采用审定条款" in line and "还没有测量" in line
+    bind(URL, "SmolLM2@aaaa", cache_path(settings), measuring_pid=os.getpid())
+    assert decide(name, settings) == WritingDecision("assemble", "measuring")
+    assert "正在后台测量" in decision_line(decide(name, settings), "zh")
+    assert "being measured" in decision_line(decide(name, settings), "en")
+    # a process that ended mid-measurement (Ctrl-C) leaves a stale mark: not "measuring"
+    bind(URL, "SmolLM2@aaaa", cache_path(settings), measuring_pid=_ended_pid())
+    assert decide(name, settings).reason == "unmeasured"
+
+
+def _ended_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 def test_the_default_endpoint_follows_its_measurement(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, llm_base_url=URL)
     name = settings.default_endpoint
-    assert writing_choice(name, settings) == ("adapt", None)  # unmeasured: adapt, the page says so
-    assert "未测量" in measure_line(None, "zh")
     measured = WritingMeasure(
-        URL, "SmolLM2-135M-Instruct", 14, 1, measured_at="2026-12-01T00:00:00"
+        URL, "SmolLM2-135M-Instruct@aaaa", 14, 1, measured_at="2026-12-01T00:00:00+00:00"
     )
     save(measured, cache_path(settings))
     assert endpoint_writing(name, settings) == "assemble"
     found = endpoint_measure(name, settings)
     assert found is not None and found.writing == "assemble"
     line = measure_line(found, "zh")
-    assert "1/14" in line and "直接采用审定条款" in line
+    assert "1/14" in line and "直接采用审定条款" in line and "2026年12月1日" in line
+    for lang in ("zh", "en"):  # no codes, digests or ISO times in the lawyer's line
+        shown = decision_line(decide(name, settings), lang)
+        for code in ("assemble", "(adapt)", "@aaaa", "T00:00", "+00:00", "doctor"):
+            assert code not in shown, (lang, shown)
+    assert "@aaaa" in measure_details(found, "en")  # the details toggle keeps them
     explicit = Settings(data_dir=tmp_path, llm_base_url=URL, llm_writing="adapt")  # moot now
     assert writing_choice(name, explicit) == ("adapt", None)
+    assert decide(name, explicit).reason == "setting"
+
+
+@pytest.mark.parametrize(
+    ("iso", "lang", "shown"),
+    [
+        ("2026-12-01T08:05:00", "zh", "2026年12月1日 08:05"),
+        ("2026-12-01T08:05:00", "en", "1 Dec 2026, 08:05"),
+        ("not a time", "en", "not a time"),
+    ],
+)
+def test_times_are_shown_as_a_lawyer_reads_them(iso: str, lang: str, shown: str) -> None:
+    assert local_time(iso, lang) == shown
