@@ -63,12 +63,25 @@ def contract_findings(text: str) -> tuple[Finding, ...]:
     matched = dict(pairs)
     out: list[Finding] = []
     out += _deleted(units, lines, matched)
+    official_at = {d: units[u] for u, d in pairs}
     for u, d in pairs:
-        if not units[u].optional:  # fill-in and choice lines: how they are filled is free
+        if _continued(units[u], lines, d, official_at):
+            official_at[d + 1] = units[u]
+        elif not units[u].optional:  # fill-in and choice lines: how they are filled is free
             out += _compare(units[u], lines[d], text)
-    out += conflict_findings(text, lines, {d: units[u] for u, d in pairs})
+    out += conflict_findings(text, lines, official_at)
     out += appendix_findings(text, lines, {units[u].id: d for u, d in pairs})
     return tuple(sorted(_dedupe(out), key=lambda f: (f.start, f.end, f.code)))
+
+
+def _continued(unit: Unit, lines: tuple[Line, ...], d: int, taken: dict[int, Unit]) -> bool:
+    """The clause broken over this line and the next, unnumbered and unmatched one (text
+    copied out of a PDF or a hard line break): joined, they are the official clause."""
+    nxt = d + 1
+    if nxt >= len(lines) or nxt in taken or lines[nxt].number or _exact(unit, lines[d]):
+        return False
+    joined = lines[d].norm + lines[nxt].norm
+    return joined == unit.norm or unit.pattern.fullmatch(joined) is not None
 
 
 def _exact(unit: Unit, line: Line) -> bool:

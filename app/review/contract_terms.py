@@ -370,7 +370,7 @@ def _clash(key: str, entry: Entry, entries: dict[str, Entry], rest: list[str]) -
         return next((s for s in rest if _retention_clash(entry, s)), "")
     if key == "A1(5)" and NONE.search(entry.text):
         kinds = entries.get("A1(4)")
-        if kinds and (m := SENSITIVE.search(kinds.text)):
+        if kinds and SENSITIVE.search(kinds.text):
             return kinds.text
         return next((s for s in rest if SENSITIVE.search(s) and "信息" in s), "")
     if key == "A1(6)" and NONE.search(entry.text):
