@@ -38,7 +38,10 @@ MARKERS = (
     "对合同履行的影响",
     "个人信息主体的权利",
 )
-WEAK = re.compile(r"可以|可|尽量|尽可能|原则上|酌情|视情况|争取|努力|宜|一般")
+WEAK = re.compile(
+    r"可以|可|尽量|尽可能|尽力|原则上|酌情|视情况|视需要|争取|努力|宜|一般|避免|合理可行|商业上合理"
+)
+WEAK_QUALIFIER = 14  # a duty word replaced by a qualifier as long as 在商业上合理可行的范围内
 OBLIGATION = re.compile(r"应当|不得|方可(?!以)|有权|应就|必须")
 PERIOD = re.compile(r"\d+(?:个工作日|个月|日|年|天)|立即|及时|事先|合理期限|最短时间|定期")
 QUOTE = 40
@@ -60,12 +63,25 @@ def contract_findings(text: str) -> tuple[Finding, ...]:
     matched = dict(pairs)
     out: list[Finding] = []
     out += _deleted(units, lines, matched)
+    official_at = {d: units[u] for u, d in pairs}
     for u, d in pairs:
-        if not units[u].optional:  # fill-in and choice lines: how they are filled is free
+        if _continued(units[u], lines, d, official_at):
+            official_at[d + 1] = units[u]
+        elif not units[u].optional:  # fill-in and choice lines: how they are filled is free
             out += _compare(units[u], lines[d], text)
-    out += conflict_findings(text, lines, {d: units[u] for u, d in pairs})
+    out += conflict_findings(text, lines, official_at)
     out += appendix_findings(text, lines, {units[u].id: d for u, d in pairs})
     return tuple(sorted(_dedupe(out), key=lambda f: (f.start, f.end, f.code)))
+
+
+def _continued(unit: Unit, lines: tuple[Line, ...], d: int, taken: dict[int, Unit]) -> bool:
+    """The clause broken over this line and the next, unnumbered and unmatched one (text
+    copied out of a PDF or a hard line break): joined, they are the official clause."""
+    nxt = d + 1
+    if nxt >= len(lines) or nxt in taken or lines[nxt].number or _exact(unit, lines[d]):
+        return False
+    joined = lines[d].norm + lines[nxt].norm
+    return joined == unit.norm or unit.pattern.fullmatch(joined) is not None
 
 
 def _exact(unit: Unit, line: Line) -> bool:
@@ -220,7 +236,11 @@ def _edits(o: str, d: str) -> tuple[list[Edit], list[str], bool]:
         duty = _touches(duties, i1, i2)
         if len(cut) >= 4 and (tag == "delete" or len(new) * 2 < len(gone)):
             dropped.append(cut)
-        elif duty and len(gone) <= 4 and len(new) <= 6 and (WEAK.search(new) or not new):
+        elif (
+            duty
+            and len(gone) <= 4
+            and (not new or (WEAK.search(new) and len(new) <= WEAK_QUALIFIER))
+        ):
             tokens.append(("contract.obligation_weakened", duty, (i1, i2, j1, j2)))
         elif period := _touches(periods, i1, i2):
             tokens.append(("contract.period_changed", period, (i1, i2, j1, j2)))

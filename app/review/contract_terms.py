@@ -85,6 +85,32 @@ def _foreign_law(sentence: str) -> re.Match[str] | None:
     return m if m and "中华人民共和国" not in m.group() else None
 
 
+RECIPIENT = r"第三方|关联|服务商|服务提供商|供应商|子公司|母公司|集团|合作伙伴|其他实体|任何实体"
+FREELY = r"无需|不需|无须|不必|自行决定|自主决定|自行选择"
+
+
+def _onward_freely(sentence: str) -> re.Match[str] | None:
+    """Passing the data on (to a third party, an affiliate, a provider) without the notice and
+    consent 第三条第八项 requires, or at the receiver's own discretion."""
+    if m := re.search(r"(无需|不需|无须|不必)[^。；]{0,12}(单独同意|同意|告知)", sentence):
+        return m
+    if not re.search(r"提供|转移|共享|披露|转让", sentence) or not re.search(RECIPIENT, sentence):
+        return None
+    return re.search(rf"({FREELY})[^。；]{{0,30}}(同意|告知|通知|提供|共享|转移|披露)", sentence)
+
+
+def _audit_restricted(sentence: str) -> re.Match[str] | None:
+    """An audit or inspection limited in number, scope or by the receiver's consent (第三条第十一项
+    has the receiver allow them)."""
+    if not re.search(r"审计|查阅|检查", sentence):
+        return None
+    return re.search(
+        r"(每年|每季度|每半年)?(至多|最多|不超过|不得超过|仅限|仅可|只能|限于)[^。；]{0,10}(次|审计|查阅)|"
+        r"经[^。；]{0,8}境外接收方[^。；]{0,6}同意|不(接受|配合)[^。；]{0,6}(审计|查阅|监督|检查)",
+        sentence,
+    )
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "8(2)",
@@ -100,7 +126,8 @@ RULES: tuple[Rule, ...] = (
             r"不(承担|负|负担)[^。；]{0,4}连带|连带责任[^。；]{0,6}(不适用|免除|排除)|"
             r"(排除|免除|不适用)[^。；]{0,4}连带|不对[^。；]{0,20}(负责|承担[^。；]{0,4}责任)|"
             r"仅(在|就|对)[^。；]{0,12}(重大过失|故意|直接损失)[^。；]{0,8}(承担|负)|"
-            r"按份责任|(免除|豁免)[^。；]{0,10}(责任|赔偿)|不承担任何[^。；]{0,12}责任"
+            r"按份责任|(免除|豁免)[^。；]{0,10}(责任|赔偿)|不承担任何[^。；]{0,12}责任|"
+            r"(均|概|一概|都)不(承担|负)[^。；]{0,4}责任|不(承担|负)(赔偿|损害赔偿|民事)责任"
         ),
     ),
     Rule(
@@ -135,29 +162,28 @@ RULES: tuple[Rule, ...] = (
             "it takes away individuals' rights as third-party beneficiaries",
         ),
         _rx(
-            r"个人信息主体(不|无权|不得)[^。；]{0,12}(第三方受益人|主张|提起|要求履行)|"
+            r"个人信息主体(不|无权|不得)[^。；]{0,20}(第三方受益人|主张|提起|要求履行)|"
             r"不(享有|视为|作为|构成)[^。；]{0,6}第三方受益人"
         ),
     ),
     Rule(
         "3(8)",
         Bilingual("免去了再提供时的告知和同意", "it drops notice and consent for onward transfers"),
-        _rx(
-            r"(无需|不需|无须|不必)[^。；]{0,12}(单独同意|同意|告知)|"
-            r"自行决定[^。；]{0,12}(提供|转移|共享|披露)[^。；]{0,10}第三方"
-        ),
+        _onward_freely,
     ),
     Rule(
         "3(5)",
         Bilingual("免去了删除个人信息的义务", "it lifts the duty to delete"),
-        _rx(r"(永久|无限期)(保存|保留|留存)|(无需|不予|不再|无义务)删除"),
+        _rx(
+            r"(永久|无限期)(保存|保留|留存)|(无需|不予|不再|无义务)删除|"
+            r"(保存|保留|留存|存储)[^。；]{0,16}(由其|由境外接收方)?(自行|自主)(确定|决定)|"
+            r"(保存|保留|留存|存储)[^。；]{0,10}不受[^。；]{0,6}限制"
+        ),
     ),
     Rule(
         "3(11)",
         Bilingual("限制了合规审计和查阅", "it restricts compliance audits and inspection"),
-        _rx(
-            r"(审计|查阅)[^。；]{0,15}(每年不超过|仅限|不得超过)|不(接受|配合)[^。；]{0,6}(审计|查阅|监督|检查)"
-        ),
+        _audit_restricted,
     ),
 )
 
@@ -216,7 +242,7 @@ ONWARD = re.compile(
     r"向[^。；]{0,20}(关联公司|关联方|第三方|服务商|供应商|子公司|母公司|合作伙伴)[^。；]{0,12}(提供|传输|共享|披露)"
 )
 NEGATED = re.compile(r"不得|不会|不向|禁止|不应|未经")
-DURATION = re.compile(r"(\d+)\s*(年|个月)")
+DURATION = re.compile(NUM + r"\s*(年|个月)")
 RANGE = re.compile(
     r"(\d{4})年(\d{1,2})月(\d{1,2})日[^\d]{0,3}至[^\d]{0,3}(\d{4})年(\d{1,2})月(\d{1,2})日"
 )
@@ -235,7 +261,7 @@ class Entry:
 def _entries(text: str, lines: tuple[Line, ...], at: dict[str, int]) -> dict[str, Entry]:
     ends = sorted(at.values())
     out: dict[str, Entry] = {}
-    for n in (3, 4, 5, 6, 8):
+    for n in (3, 4, 5, 6, 8, 10):
         index = at.get(f"A1({n})")
         if index is None:
             continue
@@ -260,8 +286,22 @@ def _months(text: str) -> float | None:
         y1, m1, d1, y2, m2, d2 = (int(x) for x in m.groups())
         return (y2 - y1) * 12 + (m2 - m1) + (d2 - d1) / 30
     if m := DURATION.search(text):
-        return float(m[1]) * (12 if m[2] == "年" else 1)
+        return _number(m[1]) * (12 if m[2] == "年" else 1)
     return None
+
+
+def _own_clash(entry: Entry) -> str:
+    """附录一 (八)'s period against its own date range: the range ends before it starts, or
+    its length differs from the period by more than a month."""
+    if not (m := RANGE.search(entry.text)):
+        return ""
+    span = _months(m.group()) or 0
+    stated = DURATION.search(entry.text[: m.start()] + " " + entry.text[m.end() :])
+    if span < 0 or (
+        stated and abs(_number(stated[1]) * (12 if stated[2] == "年" else 1) - span) > 1
+    ):
+        return m.group()
+    return ""
 
 
 def _scale_clash(entry: Entry, sentence: str) -> bool:
@@ -303,6 +343,8 @@ def appendix_findings(text: str, lines: tuple[Line, ...], at: dict[str, int]) ->
         if i not in matched and not region[0] <= i < region[1]
         for s, e in _sentences(line, text)
     ]
+    if other_items := entries.pop("A1(10)", None):  # (十) 其他事项 is free text like 附录二
+        rest += [m.group() for m in SENTENCE.finditer(other_items.text) if m.group().strip()]
     out: list[Finding] = []
     for key, entry in entries.items():
         other = _clash(key, entry, entries, rest)
@@ -323,12 +365,12 @@ def _clash(key: str, entry: Entry, entries: dict[str, Entry], rest: list[str]) -
     if key == "A1(3)":
         return next((s for s in rest if _scale_clash(entry, s)), "")
     if key == "A1(8)":
-        if (m := RANGE.search(entry.text)) and (_months(m.group()) or 0) < 0:
-            return m.group()
+        if own := _own_clash(entry):
+            return own
         return next((s for s in rest if _retention_clash(entry, s)), "")
     if key == "A1(5)" and NONE.search(entry.text):
         kinds = entries.get("A1(4)")
-        if kinds and (m := SENSITIVE.search(kinds.text)):
+        if kinds and SENSITIVE.search(kinds.text):
             return kinds.text
         return next((s for s in rest if SENSITIVE.search(s) and "信息" in s), "")
     if key == "A1(6)" and NONE.search(entry.text):
