@@ -23,9 +23,7 @@ from audit.domain import User
 from audit.users import UserError
 
 SESSION_KEY = "lexspec_user"
-MAX_FAILURES = 5
-FAILURE_WINDOW_S = 300.0
-LOCKOUT_S = 60.0
+LIMITS = attempts.Limits()  # the sign-in limits, defined once in audit.throttle
 
 
 class StateStore(Protocol):
@@ -52,9 +50,9 @@ class FailureThrottle:
 
     def __init__(
         self,
-        max_failures: int = MAX_FAILURES,
-        window_s: float = FAILURE_WINDOW_S,
-        lockout_s: float = LOCKOUT_S,
+        max_failures: int = LIMITS.max_failures,
+        window_s: float = LIMITS.window_s,
+        lockout_s: float = LIMITS.lockout_s,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.limits = attempts.Limits(max_failures, window_s, lockout_s)

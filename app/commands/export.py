@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from app.prompts import DocType
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help=cli_text("cli.export.export.help"),

@@ -72,9 +72,9 @@ def _token_text(value: object) -> str | None:
     return str(value) if value is not None else None
 
 
-def _read_json(path: Path) -> dict:  # type: ignore[type-arg]
+def _read_json(path: Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise DoctorError(str(Bilingual("无法读取", f"cannot read {path.name}: {exc}"))) from exc
 

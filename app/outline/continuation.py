@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.validation.numerals import int_to_chinese, parse_number
+from app.validation.widths import FULL_WIDTH_DIGITS, full_width
 
 CHINESE_DIGITS = "一二三四五六七八九十百零〇两"
 _LINE = re.compile(
@@ -37,10 +38,7 @@ TOPIC_FACT = "topic_{}"
 
 def _same_digits(n: int, like: str) -> str:
     """`n` in Arabic digits, full-width when `like` was written so."""
-    text = str(n)
-    if like and like[0] in "０１２３４５６７８９":
-        return text.translate(str.maketrans("0123456789", "０１２３４５６７８９"))
-    return text
+    return full_width(n) if like and like[0] in FULL_WIDTH_DIGITS else str(n)
 
 
 def _numeral(n: int, like: str) -> str:

@@ -190,7 +190,7 @@ def _reason(code: str, failed: Sequence[Finding], lang: str) -> str:
     if found is not None:
         text = Bilingual(found.message_zh, found.message_en).text(lang)
     elif code in MESSAGES:
-        text = Bilingual(*MESSAGES[code][1:]).text(lang)  # type: ignore[index]
+        text = Bilingual(*MESSAGES[code][1:]).text(lang)
     else:
         return t("outline.no_usable_text", lang)
     short = _ASIDE.sub("", text)

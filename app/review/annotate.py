@@ -72,7 +72,7 @@ def split_run(run: Run, at: int) -> Run:
     _keep(run._r, 0, at)
     _keep(right, at, None)
     run._r.addnext(right)
-    return Run(right, run._parent)  # type: ignore[arg-type]
+    return Run(right, run._parent)
 
 
 def _place(paragraph: Paragraph, span: ParagraphSpan, cuts: Sequence[int]) -> list[PlacedRun]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from docx.oxml.ns import qn
 
 from app.validation.numerals import int_to_chinese
+from app.validation.widths import full_width
 
 if TYPE_CHECKING:
     from docx.document import Document as DocxDocument
@@ -51,7 +52,7 @@ def format_number(n: int, fmt: str) -> str:
     if fmt == "decimalZero":
         return f"{n:02d}"
     if fmt in ("decimalFullWidth", "decimalFullWidth2"):
-        return str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+        return full_width(n)
     if fmt.startswith("decimalEnclosedCircle") and n <= 20:
         return chr(0x2460 + n - 1)
     if fmt in ("upperLetter", "lowerLetter"):
@@ -101,7 +102,7 @@ class Numbering:
         from docx.opc.constants import RELATIONSHIP_TYPE as RT
 
         try:  # part_related_by, not .numbering_part: that one adds a part when there is none
-            return document.part.part_related_by(RT.NUMBERING).element  # type: ignore[attr-defined,no-any-return]
+            return document.part.part_related_by(RT.NUMBERING).element  # type: ignore[attr-defined]
         except KeyError:
             return None
 
@@ -113,7 +114,7 @@ class Numbering:
         while num_pr is None and style is not None:
             spr = style.element.find(qn("w:pPr"))
             num_pr = spr.find(qn("w:numPr")) if spr is not None else None
-            style = style.base_style  # type: ignore[assignment]
+            style = style.base_style
         num_id = _val(num_pr, "w:numId")
         if num_id is None or num_id == "0":
             return None

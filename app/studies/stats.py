@@ -4,8 +4,10 @@ Means with t-based confidence intervals, the Wilcoxon signed-rank test on paired
 scores (exact conditional distribution, so tied integer scores are handled
 correctly), Krippendorff's alpha with the interval metric, missing ratings
 allowed, a Bradley–Terry ranking of pairwise preferences, and reviewers' catch
-rates on gold items (planning a study's size is app.studies.power). Only numpy and scipy's distributions are used; the tests
-compare every number against scipy, the `krippendorff` package or a closed form.
+rates on gold items (planning a study's size is app.studies.power). Ranks and distributions
+come from scipy; the tests compare every number against scipy, the `krippendorff` package or
+a closed form. Alpha is computed here (a few lines of numpy) rather than by that package: it is
+GPL-3.0-or-later, so it stays a test-only dependency of this Apache-2.0 project.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import norm, rankdata
 from scipy.stats import t as student_t
 
 
@@ -52,21 +54,6 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> MeanCI:
     return MeanCI(n, mean, mean - half, mean + half)
 
 
-def average_ranks(values: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of values, ties sharing the average of their positions."""
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(values.size, dtype=float)
-    sorted_vals = values[order]
-    i = 0
-    while i < values.size:
-        j = i
-        while j + 1 < values.size and sorted_vals[j + 1] == sorted_vals[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def signed_rank_null(doubled_ranks: Sequence[int]) -> np.ndarray:
     """Exact null distribution of 2·W+ when each rank's sign is a fair coin.
 
@@ -95,7 +82,7 @@ def wilcoxon_signed_rank(differences: Sequence[float]) -> SignedRank:
     d = d[d != 0]
     if d.size == 0:
         return SignedRank(0, 0.0, 1.0)
-    ranks = average_ranks(np.abs(d))
+    ranks = rankdata(np.abs(d))  # ties share the average of their positions
     w_plus = float(ranks[d > 0].sum())
     doubled = [int(round(2 * r)) for r in ranks]
     dist = signed_rank_null(doubled)

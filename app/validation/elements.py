@@ -22,6 +22,7 @@ import yaml
 from app.domain import BilingualError
 from app.validation.numerals import chinese_to_int
 from app.validation.texts import StatuteText
+from app.validation.widths import ARABIC_DIGITS, FROM_FULL_WIDTH
 
 ELEMENTS_FILE = Path(__file__).with_name("elements.yaml")
 _NUM = r"[0-9０-９]+(?:[.．][0-9０-９]+)?|[零〇一二两三四五六七八九十百千]+"
@@ -64,7 +65,6 @@ WINDOW = 8  # characters of context on each side of an element of a sentence
 ARTICLE_WINDOW = 14  # ... of an article: wider, so that a paraphrase's nearby words are in it
 COUNTS_SENSITIVE = re.compile(r"(?:人|名|位|个)?(?:以上|以下)?(?:的)?敏感")
 _MAG = {"": 1, "千": 1_000, "万": 10_000, "亿": 100_000_000}
-_FULLWIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
 
 
 class ElementsError(BilingualError, ValueError):
@@ -155,9 +155,9 @@ def shared(a: frozenset[str], b: frozenset[str], weight: dict[str, float]) -> fl
 
 
 def _value(num: str, mag: str) -> Decimal | None:
-    if num[0] in "0123456789０１２３４５６７８９":
+    if num[0] in ARABIC_DIGITS:
         try:
-            base = Decimal(num.translate(_FULLWIDTH))
+            base = Decimal(num.translate(FROM_FULL_WIDTH))
         except InvalidOperation:
             return None
     else:

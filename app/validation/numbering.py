@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from app.domain import Finding
 from app.validation.messages import finding
 from app.validation.numerals import int_to_chinese, parse_number
+from app.validation.widths import ARABIC_DIGITS, FULL_WIDTH_DIGITS, TO_FULL_WIDTH
 
 ZH = "零〇一二两三四五六七八九十百千"
-_TO_FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
 _NUM_ZH = rf"[{ZH}]{{1,4}}"
 _NUM_ARABIC = r"(?:[0-9]{1,3}|[０-９]{1,3})"
 # One pass over line starts (after indentation and Markdown # > * marks). Alternatives are tried in
@@ -37,7 +37,6 @@ MARKER = re.compile(
     re.MULTILINE,
 )
 CLAUSE = 3  # 第X条 headings: numbered on across 章 and 节, and a draft may start at any clause
-_FULL_WIDTH_DIGITS = "０１２３４５６７８９"
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class Marker:
             return chr(0x2460 + value - 1) if 1 <= value <= 20 else str(value)
         number = int_to_chinese(value) if self.rank <= 5 and "ar" not in self.style else str(value)
         if "fw" in self.style:
-            number = number.translate(_TO_FULLWIDTH)
+            number = number.translate(TO_FULL_WIDTH)
         return f"{self.prefix}{number}{self.suffix}"
 
 
@@ -89,8 +88,8 @@ def iter_markers(text: str) -> Iterator[Marker | int]:
         first = start - 1 if rank in (1, 2, 3, 5, 7) else start  # 第 or the opening bracket
         last = end if rank == 8 else end + 1  # 章, 节, 条, 、, . or the closing bracket
         prefix, suffix = text[first:start], text[end:last]
-        width = "fw" if n[0] in _FULL_WIDTH_DIGITS else ""
-        if rank <= 5 and n[0] in "0123456789０１２３４５６７８９":
+        width = "fw" if n[0] in FULL_WIDTH_DIGITS else ""
+        if rank <= 5 and n[0] in ARABIC_DIGITS:
             width += "ar"  # 第3条 among Arabic siblings, not 第三条
         yield Marker(rank, value, f"{prefix}{width}{suffix}{rank}", first, last, prefix, suffix)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from app.validation.widths import FROM_FULL_WIDTH
+
 DIGITS = {
     "零": 0,
     "〇": 0,
@@ -21,7 +23,6 @@ DIGITS = {
 UNITS = {"十": 10, "百": 100, "千": 1000}
 WAN = 10_000
 CHINESE_NUMERAL_CHARS = "".join(DIGITS) + "".join(UNITS) + "万"
-_FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 _ZH_DIGITS = "零一二三四五六七八九"
 
 
@@ -97,7 +98,7 @@ def _below_wan_to_chinese(value: int, *, leading: bool) -> str:
 def parse_number(text: str) -> int | None:
     """Value of an Arabic (ASCII or full-width) or Chinese numeral; None if it is neither (cached:
     drafts repeat the same few numbers)."""
-    arabic = text.translate(_FULLWIDTH)
+    arabic = text.translate(FROM_FULL_WIDTH)
     if arabic.isascii() and arabic.isdigit():
         return int(arabic)
     return chinese_to_int(text)

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from app.validation.numerals import chinese_to_int, parse_number
+from app.validation.widths import FROM_FULL_WIDTH
 
 _ZH_NUM = "零〇一二两三四五六七八九十百千万亿"
 _ARABIC = r"[0-9０-９]{1,3}(?:,[0-9０-９]{3})+(?![0-9０-９])|[0-9０-９]+(?:[.．][0-9０-９]+)?"
 NUMBER = re.compile(
     rf"(?P<arabic>{_ARABIC})\s*(?P<unit>万亿|亿|千万|百万|十万|万|千)?|(?P<zh>[{_ZH_NUM}]+)"
 )
-_FULLWIDTH = str.maketrans("０１２３４５６７８９．", "0123456789.")
 _UNITS = {
     "": 1,
     "千": 1_000,
@@ -56,7 +56,7 @@ def chinese_value(text: str) -> int | None:
 def arabic_value(digits: str, unit: str) -> int | None:
     """'1,200,000' → 1200000; '1.2' with 万 → 12000; a fraction that is not whole → None."""
     try:
-        value = Decimal(digits.translate(_FULLWIDTH).replace(",", "")) * _UNITS[unit]
+        value = Decimal(digits.translate(FROM_FULL_WIDTH).replace(",", "")) * _UNITS[unit]
     except InvalidOperation:
         return None
     return int(value) if value == value.to_integral_value() else None

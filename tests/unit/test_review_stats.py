@@ -10,7 +10,6 @@ from scipy import stats
 from app.studies.stats import (
     ScoredDraft,
     agreement,
-    average_ranks,
     hard_errors,
     krippendorff_alpha_interval,
     mean_ci,
@@ -42,11 +41,6 @@ def test_mean_ci_small_samples() -> None:
     assert (one.n, one.mean, one.low, one.high) == (1, 4.0, None, None)
     constant = mean_ci([3, 3, 3])
     assert constant.low == constant.high == 3.0
-
-
-def test_average_ranks_match_scipy() -> None:
-    x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0, 5.0])
-    assert average_ranks(x).tolist() == stats.rankdata(x).tolist()
 
 
 @pytest.mark.parametrize(
