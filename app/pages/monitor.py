@@ -4,7 +4,7 @@ history of acceptance, throughput, latency and KV-cache use, and show the advice
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import pandas as pd
@@ -165,7 +165,7 @@ def _writing_quality() -> None:
         with st.status(tr("writing_quality.measuring", endpoint=name)) as status:
             bar = st.progress(0.0)
 
-            def step(done: int, total: int, type_id: str, bar=bar) -> None:  # type: ignore[no-untyped-def]
+            def step(done: int, total: int, type_id: str, bar: Any = bar) -> None:
                 bar.progress(
                     done / max(total, 1),
                     tr("writing_quality.progress", done=done, total=total, type=type_id),
