@@ -256,8 +256,9 @@ class Citation:
 
 # Where the date a text was checked on came from: given by the caller (a form's date field,
 # --date), read from the text itself (出具日期, 更新于 … app/validation/text_date.py), or the
-# caller's default (today) when neither says.
-DateSource = Literal["given", "text", "default"]
+# caller's default (today) when neither says; a document under review (app/review) may also
+# date itself in a header or footer or its file's properties, else it is read on today.
+DateSource = Literal["given", "text", "default", "header", "footer", "properties", "today"]
 
 
 @dataclass(frozen=True)

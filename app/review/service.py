@@ -17,9 +17,9 @@ import hashlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from app.domain import CheckResult, Finding
+from app.domain import CheckResult, DateSource, DateUsed, Finding
 from app.review.reader import ParagraphSpan, ReadDocument, read_document
 
 if TYPE_CHECKING:
@@ -28,29 +28,11 @@ if TYPE_CHECKING:
     from app.config import Settings
     from audit.domain import User
 
-DateSource = Literal["given", "text", "header", "footer", "properties", "today"]
-DATE_SOURCES: tuple[DateSource, ...] = ("given", "text", "header", "footer", "properties", "today")
 # the findings a later date can raise on a citation that was right when written
 OUTDATED_CODES = frozenset(
     {"citation.renumbered", "citation.repealed", "citation.not_in_force", "citation.superseded"}
 )
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass(frozen=True)
-class ReviewDate:
-    """The date the document was checked on, where it came from, and (read from the document)
-    the cue and the span of the date as written."""
-
-    date: dt.date
-    source: DateSource
-    cue: str = ""
-    start: int | None = None
-    end: int | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        return {"date": self.date.isoformat(), "source": self.source, "cue": self.cue,
-                "start": self.start, "end": self.end}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -72,7 +54,7 @@ class Review:
     sha256: str
     size: int
     document: ReadDocument
-    date: ReviewDate
+    date: DateUsed
     result: CheckResult  # on the document's date
     outdated: tuple[Finding, ...]  # found on today's date only (a citation outdated since)
     today: dt.date
@@ -102,7 +84,7 @@ class Review:
         )
 
 
-def _furniture_date(doc: ReadDocument) -> ReviewDate | None:
+def _furniture_date(doc: ReadDocument) -> DateUsed | None:
     """A dated header or footer: a date it states as the document's, else any date in it."""
     from app.validation.text_date import read_text_date, readings
 
@@ -117,24 +99,24 @@ def _furniture_date(doc: ReadDocument) -> ReviewDate | None:
     start, end = start + doc.body_end, end + doc.body_end
     span: ParagraphSpan | None = doc.paragraph_at(start)
     place: DateSource = "footer" if span is not None and span.place == "footer" else "header"
-    return ReviewDate(day, place, cue, start, end)
+    return DateUsed(day, place, cue, start, end)
 
 
-def document_date(doc: ReadDocument, *, given: dt.date | None, today: dt.date) -> ReviewDate:
+def document_date(doc: ReadDocument, *, given: dt.date | None, today: dt.date) -> DateUsed:
     """The date a document is checked on (see the module's doc)."""
     from app.validation.text_date import read_text_date
 
     if given is not None:
-        return ReviewDate(given, "given")
+        return DateUsed(given, "given")
     own = read_text_date(doc.text[: doc.body_end])
     if own is not None:
-        return ReviewDate(own.date, "text", own.cue, own.start, own.end)
+        return DateUsed(own.date, "text", own.cue, own.start, own.end)
     furniture = _furniture_date(doc)
     if furniture is not None:
         return furniture
     if doc.properties_date is not None:
-        return ReviewDate(doc.properties_date, "properties")
-    return ReviewDate(today, "today")
+        return DateUsed(doc.properties_date, "properties")
+    return DateUsed(today, "today")
 
 
 def _outdated(on_date: CheckResult, on_today: CheckResult) -> tuple[Finding, ...]:
