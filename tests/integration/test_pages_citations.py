@@ -85,7 +85,7 @@ def test_a_citation_opens_to_its_article_and_the_suggested_one(page_env: Path) -
     assert "采取下列措施确保个人信息处理活动" in opened[cited]  # what 第五十一条 says ...
     assert "个人信息保护影响评估" in opened[suggested]  # ... and 第五十五条 does
     listed = next(label for label in opened if label.startswith(f"{PIPL}第五十一条"))
-    assert "2021-11-01" in listed  # every citation is listed too, with its version
+    assert "2021年11月1日" in listed  # every citation is listed too, with its version (in words)
     assert any("来源" in c.value for c in at.caption)
 
 
@@ -112,8 +112,8 @@ def test_checkbox_puts_the_cited_articles_in_the_docx(page_env: Path) -> None:
 @pytest.mark.parametrize(
     ("day", "flagged", "csl_version"),
     [
-        (dt.date(2025, 6, 1), True, "2016-11-07通过"),
-        (dt.date(2026, 6, 1), False, "2025-10-28修正"),
+        (dt.date(2025, 6, 1), True, "2016年11月7日通过"),
+        (dt.date(2026, 6, 1), False, "2025年10月28日修正"),
     ],
 )
 def test_the_forms_date_is_the_date_citations_are_checked_on(

@@ -40,9 +40,12 @@ class Interrupted(Exception):
 
 @pytest.fixture
 def settings(tmp_path: Path, llm_base_url: str, plain_llm_base_url: str) -> Settings:
+    # the arms compare how the model writes: both adapt (an unmeasured endpoint would assemble)
     endpoints = {
-        "spec-server": EndpointConfig(base_url=llm_base_url, label="n-gram speculative"),
-        "plain-server": EndpointConfig(base_url=plain_llm_base_url, label="plain"),
+        "spec-server": EndpointConfig(
+            base_url=llm_base_url, label="n-gram speculative", writing="adapt"
+        ),
+        "plain-server": EndpointConfig(base_url=plain_llm_base_url, label="plain", writing="adapt"),
     }
     return Settings(data_dir=tmp_path, endpoints=endpoints, request_timeout_s=120.0)
 
