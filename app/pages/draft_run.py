@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     from app.config import EndpointConfig
     from app.context import Context
     from app.drafting.freeform import DraftRun
-    from app.drafting.outcome import GenerationOutcome
     from app.drafting.outline_run import OutlineRun
-    from app.llm.client import LLMClient
+    from app.drafting.recording import Kept
+    from app.drafting.service import Drafting
     from app.outline.provenance import PartOrigin
     from app.outline.run import PartResult, Phase
 
@@ -92,26 +92,26 @@ def check_text(context: DraftContext, text: str) -> CheckResult:
     return check(context, text)
 
 
-def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
-    """The client and the draft's context (outline planned, prompt fitted to the model); None
-    (with a message) if the template fails, the prompt does not fit or the server is not there."""
-    from app.drafting.context import prepare
+def _begin(request: DraftRequest, user_name: str, ctx: Context) -> Drafting | None:
+    """The draft begun through the draft service's door (context prepared: outline planned,
+    prompt fitted to the model; run started, nothing sent yet); None (with a message) if the
+    template fails, the prompt does not fit or the server is not there."""
+    from app.drafting.service import DraftRequest as Request
+    from app.drafting.service import begin
     from app.pages.ui_state import library
     from app.prompts import ContextTooLong, TemplateProblem
 
     try:
-        llm = client(request.endpoint)
-        context = prepare(
+        asked = Request(
             library().types[request.doc_type_id],
             request.values,
-            prompts_dir=settings().prompts_dir,
-            client=llm,
+            request.endpoint,
+            user_name=user_name,
             params=request.params,
             mode=request.mode,
-            statutes_file=settings().statutes_file,
-            corpus_dir=settings().resolved_corpus_dir,
             matter=request.matter,
         )
+        return begin(ctx, asked, client=client(request.endpoint))
     except TemplateProblem as exc:
         st.error(tr("draft.template_problem", detail=str(exc)))
         return None
@@ -121,7 +121,6 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
     except Exception as exc:  # a server that is down or misconfigured: say so, offer Retry
         _server_problem(request, exc)
         return None
-    return llm, context
 
 
 def _server_problem(request: DraftRequest, exc: BaseException) -> None:
@@ -153,14 +152,9 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     )
 
 
-def _record(
-    outcome: GenerationOutcome, user_name: str, ctx: Context, language: str
-) -> tuple[int | None, str]:
-    """The audit log's id, or why the log was not written (the record then waits in the spool)."""
-    from app.drafting.recording import keep
-
-    kept = keep(outcome, user_name=user_name, ctx=ctx)
-    return kept.generation_id, kept.problem.text(language) if kept.problem else ""
+def record_line(kept: Kept | None, language: str) -> str:
+    """Why the audit log did not take the draft (it waits in the spool), in `language`; ""."""
+    return kept.problem.text(language) if kept is not None and kept.problem else ""
 
 
 @dataclass
@@ -174,31 +168,29 @@ class LiveDraft:
     """
 
     request: DraftRequest
-    run: DraftRun | OutlineRun
-    text: str = ""
+    drafting: Drafting
     result: DraftResult | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
+    @property
+    def run(self) -> DraftRun | OutlineRun:
+        return self.drafting.run
 
-def _result_of(live: LiveDraft, user_name: str, ctx: Context, language: str) -> DraftResult:
-    """The run's outcome (complete, stopped or error), written to the audit log. A run that
-    cannot give its outcome (it never finished) is kept as stopped with the text that arrived."""
-    try:
-        outcome = live.run.outcome()
-    except Exception as exc:  # noqa: BLE001 - whatever broke the run, its text is still kept
-        from app.drafting.outcome import unfinished
 
-        outcome = unfinished(live.run, live.text, exc)
-    gen_id, record_error = _record(outcome, user_name, ctx, language)
+def _result_of(live: LiveDraft, language: str) -> DraftResult:
+    """The run's outcome (complete, stopped or error), written to the audit log through the
+    draft service (a run that cannot give its outcome is kept as stopped with its text)."""
+    drafted = live.drafting.finish()
+    outcome = drafted.outcome
     return DraftResult(
         live.request,
         outcome.context,
         outcome.status,
-        outcome.text or live.text,
+        outcome.text or live.drafting.text,
         outcome.stats,
         error=outcome.error,
-        generation_id=gen_id,
-        record_error=record_error,
+        generation_id=drafted.generation_id,
+        record_error=record_line(drafted.kept, language),
         marks=tuple(outcome.marks),
         thinking=outcome.thinking,
         parts=tuple(outcome.parts),
@@ -250,7 +242,7 @@ def _consume(
     started, first, chunks = time.monotonic(), None, 0
     try:
         for update in updates:
-            live.text = update.text
+            live.drafting.text = update.text
             prompt = update.phase is not None and update.phase.name == "prompt"
             if prompt or (not update.delta and (update.queued is not None or first is None)):
                 # waiting: for a part's prompt, or in the server's queue (as it says)
@@ -299,15 +291,13 @@ def phase_text(phase: Phase) -> str:
 
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.drafting.service import endpoint_writing, start_draft
-
     # who acts and in which language, read now: once Stop is pressed, Streamlit answers any
     # read of session_state with its stop request, so the outcome is recorded without one
     ctx, language = context(), lang()
-    ready = _prepare(request)
-    if ready is None:
+    drafting = _begin(request, user_name, ctx)
+    if drafting is None:
         return
-    llm, prepared = ready
+    prepared = drafting.context
     endpoint = settings().all_endpoints()[request.endpoint]
     area = st.empty()
     with area.container():
@@ -319,19 +309,12 @@ def stream(request: DraftRequest, user_name: str) -> None:
         status.caption(_after_queue(queued, prompt))
     elif queued:
         status.caption(queued)
-    run = start_draft(
-        prepared,
-        llm,
-        endpoint_name=request.endpoint,
-        speculative_label=endpoint.label,
-        writing=endpoint_writing(request.endpoint, settings()),
-    )
-    live = LiveDraft(request, run)
+    live = LiveDraft(request, drafting)
     st.session_state[LIVE] = live
     try:
         _consume(live, status, box, findings_box, queued)
     finally:
-        live.result = _result_of(live, user_name, ctx, language)
+        live.result = _result_of(live, language)
         live.done.set()
     st.session_state[RESULT] = live.result
     st.session_state.pop(LIVE, None)
