@@ -86,7 +86,7 @@ class Drafting:
     """A draft begun through the door: its context and its run (iterate it for DraftUpdates,
     cancel() to stop); `finish()` ends it and records it."""
 
-    ctx: Context
+    ctx: Context | None  # None: outside any installation (never recorded)
     user_name: str  # the log's author
     run: DraftRun | OutlineRun
     text: str = ""  # the text so far, as the caller saw it (kept if the run cannot finish)
@@ -109,19 +109,29 @@ class Drafting:
             outcome = unfinished(self.run, self.text, exc)
         if not record:
             return Drafted(outcome)
+        if self.ctx is None:
+            raise ValueError("a draft outside an installation cannot be recorded")
         return Drafted(outcome, keep(outcome, user_name=self.user_name, ctx=self.ctx))
 
 
-def begin(ctx: Context, request: DraftRequest, *, client: LLMClient | None = None) -> Drafting:
-    """Prepare the request's context and start its run (nothing is sent before iteration);
-    `client` None: the endpoint's. Raises what `prepare` raises (FieldErrors, TemplateProblem,
-    OutlineError / OutlineProblem, ContextTooLong) and LLMError for an endpoint not there."""
+def begin(
+    ctx: Context | None, request: DraftRequest, *, client: LLMClient | None = None
+) -> Drafting:
+    """Prepare the request's context and start its run (nothing is sent before iteration).
+    `client` None: the endpoint's of `ctx`. `ctx` None (a measurement outside any installation,
+    never recorded): the request names its client and files, and the endpoint no label.
+    Raises what `prepare` raises (FieldErrors, TemplateProblem, OutlineError / OutlineProblem,
+    ContextTooLong), LLMError for an endpoint not there."""
     from app.drafting.context import prepare
     from app.llm.client import make_client
 
-    settings = ctx.settings
-    llm = client if client is not None else make_client(request.endpoint, settings)
-    files = request.files or DraftFiles.of(settings)
+    settings = ctx.settings if ctx is not None else None
+    llm, files = client, request.files
+    if settings is not None:
+        llm = llm if llm is not None else make_client(request.endpoint, settings)
+        files = files or DraftFiles.of(settings)
+    if llm is None or files is None:
+        raise ValueError("a draft outside an installation names its client and its files")
     context = prepare(
         request.doc_type,
         request.values,
@@ -133,8 +143,10 @@ def begin(ctx: Context, request: DraftRequest, *, client: LLMClient | None = Non
         corpus_dir=files.corpus_dir,
         matter=request.matter,
     )
-    endpoint = settings.all_endpoints().get(request.endpoint)
-    writing = request.writing or endpoint_writing(request.endpoint, settings)
+    endpoint = settings.all_endpoints().get(request.endpoint) if settings else None
+    writing = request.writing
+    if writing is None and settings is not None:
+        writing = endpoint_writing(request.endpoint, settings)
     run = start_draft(
         context,
         llm,
@@ -146,7 +158,7 @@ def begin(ctx: Context, request: DraftRequest, *, client: LLMClient | None = Non
 
 
 def draft(
-    ctx: Context,
+    ctx: Context | None,
     request: DraftRequest,
     *,
     client: LLMClient | None = None,
@@ -154,7 +166,10 @@ def draft(
     record: bool = True,
 ) -> Drafted:
     """Prepare, run (each update to `on_update`), check and record one draft: the one door.
-    Raises what `begin` raises, before anything is sent or recorded."""
+    `record=False` opts out of the audit log (measuring an endpoint). Raises what `begin`
+    raises, before anything is sent or recorded."""
+    if record and ctx is None:
+        raise ValueError("a draft is recorded in an installation's log: give its context")
     drafting = begin(ctx, request, client=client)
     updates = iter(drafting.run)
     try:
