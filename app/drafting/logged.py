@@ -5,7 +5,8 @@ the same column tables (`PROMPT_COLUMNS`, `TIME_COLUMNS`, `COUNT_COLUMNS`).
 
 Written: `to_record` (the draft's notes in params: `notes_of`). Read: the record's form values
 (`logged_values`) and prompt (`logged_prompt`), its numbers (`logged_stats`), its findings and a
-saved revision's (`stored_findings`); its draft notes are app.drafting.notes.DraftNotes.from_record.
+saved revision's (`stored_findings`), the outcome it was (`logged_outcome`); its draft notes are
+app.drafting.notes.DraftNotes.from_record.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
+    from app.drafting.context import DraftContext
     from app.drafting.outcome import GenerationOutcome
 
 # a record's column holding the prompt, with the RenderedPrompt attribute it holds
@@ -110,6 +112,30 @@ def logged_stats(record: GenerationRecord) -> GenerationStats:
     return GenerationStats(
         **{name: getattr(record, name) for name in (*TIME_COLUMNS, *COUNT_COLUMNS)},
         recorded_tokens_per_s=record.tokens_per_s,
+    )
+
+
+def logged_outcome(record: GenerationRecord, context: DraftContext) -> GenerationOutcome:
+    """A logged generation as the outcome it was, in `context` (its logged context): the
+    inverse of `to_record` for what the log keeps (no check: the page checks the text again;
+    the parts' provenance and the thinking from its notes)."""
+    from app.domain import GenerationStatus
+    from app.drafting.outcome import GenerationOutcome
+
+    notes = DraftNotes.from_record(record)
+    speculative = record.speculative if isinstance(record.speculative, Mapping) else {}
+    return GenerationOutcome(
+        context=context,
+        endpoint_name=record.endpoint,
+        model=record.model,
+        speculative_label=str(speculative.get("label", "")),
+        text=record.output_text,
+        status=GenerationStatus(record.status),
+        error=record.error_message,
+        stats=logged_stats(record),
+        check=None,
+        thinking=notes.thinking,
+        provenance=notes.provenance,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from app.config import EndpointConfig
     from app.context import Context
     from app.drafting.freeform import DraftRun
+    from app.drafting.outcome import GenerationOutcome
     from app.drafting.outline_run import OutlineRun
     from app.drafting.recording import Kept
     from app.drafting.service import Drafting
@@ -63,25 +64,54 @@ class DraftRequest:
 
 @dataclass
 class DraftResult:
-    """The last generation's outcome as the page shows it, with the context it was drafted in
-    (None when it could not be prepared)."""
+    """The last draft as the page shows it: the request and how the draft ended (`outcome`, from
+    the run or read back from the log, holds its context, status, text, numbers, marks and
+    parts); None when it never ran (the server was not there: `problem` says why, `prepared` is
+    the context the form gives now, if it renders)."""
 
     request: DraftRequest
-    context: DraftContext | None
-    status: GenerationStatus
-    text: str
-    stats: GenerationStats
-    error: BaseException | str | None = None
+    outcome: GenerationOutcome | None = None
     generation_id: int | None = None
     record_error: str = ""
+    problem: str | None = None
+    prepared: DraftContext | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
-    marks: tuple[GuardMark, ...] = ()
-    thinking: str = ""
-    parts: tuple[PartResult, ...] = ()  # outline drafts: how each generated part ended
-    provenance: tuple[PartOrigin, ...] = ()  # outline drafts: where each part came from
+
+    @property
+    def context(self) -> DraftContext | None:
+        return self.outcome.context if self.outcome is not None else self.prepared
+
+    @property
+    def status(self) -> GenerationStatus:
+        return self.outcome.status if self.outcome is not None else GenerationStatus.ERROR
+
+    @property
+    def text(self) -> str:
+        return self.outcome.text if self.outcome is not None else ""
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.outcome.stats if self.outcome is not None else GenerationStats()
+
+    @property
+    def marks(self) -> tuple[GuardMark, ...]:
+        return tuple(self.outcome.marks) if self.outcome is not None else ()
+
+    @property
+    def thinking(self) -> str:
+        return self.outcome.thinking if self.outcome is not None else ""
+
+    @property
+    def parts(self) -> tuple[PartResult, ...]:
+        return tuple(self.outcome.parts) if self.outcome is not None else ()
+
+    @property
+    def provenance(self) -> tuple[PartOrigin, ...]:
+        return tuple(self.outcome.provenance) if self.outcome is not None else ()
 
     def error_text(self, ui_lang: str) -> str:
-        return describe(self.error).text(ui_lang)
+        error = self.problem if self.outcome is None else self.outcome.error
+        return describe(error).text(ui_lang)
 
 
 def check_text(context: DraftContext, text: str) -> CheckResult:
@@ -143,12 +173,7 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
         context = None
     st.session_state[RESULT] = DraftResult(
-        request,
-        context,
-        GenerationStatus.ERROR,
-        "",
-        GenerationStats(),
-        error=tr("draft.server_down", detail=str(exc)),
+        request, problem=tr("draft.server_down", detail=str(exc)), prepared=context
     )
 
 
@@ -182,19 +207,13 @@ def _result_of(live: LiveDraft, language: str) -> DraftResult:
     draft service (a run that cannot give its outcome is kept as stopped with its text)."""
     drafted = live.drafting.finish()
     outcome = drafted.outcome
+    if not outcome.text and live.drafting.text:  # what arrived, where the run kept none
+        outcome = replace(outcome, text=live.drafting.text)
     return DraftResult(
         live.request,
-        outcome.context,
-        outcome.status,
-        outcome.text or live.drafting.text,
-        outcome.stats,
-        error=outcome.error,
+        outcome,
         generation_id=drafted.generation_id,
         record_error=record_line(drafted.kept, language),
-        marks=tuple(outcome.marks),
-        thinking=outcome.thinking,
-        parts=tuple(outcome.parts),
-        provenance=tuple(outcome.provenance),
     )
 
 
