@@ -12,7 +12,14 @@ import pytest
 
 from app.domain import GenerationStats, Guard, GuardMark, RenderedPrompt
 from app.drafting.context import checking_context
-from app.drafting.logged import logged_prompt, logged_stats, notes_of, stored_findings, to_record
+from app.drafting.logged import (
+    logged_outcome,
+    logged_prompt,
+    logged_stats,
+    notes_of,
+    stored_findings,
+    to_record,
+)
 from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
 from app.outline.provenance import PartCounts, PartOrigin
@@ -319,6 +326,14 @@ def test_a_generation_written_and_read_back_is_the_same_prompt_and_numbers() -> 
     assert (back.accepted_tokens, back.tokens_per_s) == (6, stats.tokens_per_s)
     unsent = to_record(_outcome(), user_name="u")  # no numbers from the server: the prompt's
     assert (unsent.prompt_tokens, unsent.completion_tokens) == (PROMPT.prompt_tokens, 0)
+
+
+def test_a_logged_generation_reads_back_as_the_outcome_it_was() -> None:
+    outcome = _outcome(speculative_label="ngram", error="cut short")
+    back = logged_outcome(to_record(outcome, user_name="u"), outcome.context)
+    same = ("text", "status", "error", "thinking", "provenance", "endpoint_name", "model")
+    assert [getattr(back, n) for n in same] == [getattr(outcome, n) for n in same]
+    assert back.speculative_label == "ngram" and back.check is None
 
 
 @pytest.mark.parametrize(
