@@ -1,8 +1,8 @@
 """Keeping a generation's outcome: the audit log, else the spool; never lost, never silent.
 
-`keep(outcome, user_name=..., ctx=...)` is the one door to the log: the drafting page, `lexspec draft`
-and study generation call it when a generation ends (app.drafting.logged.to_record maps the
-outcome to the log's record). It writes the outcome to the audit log in its own unit of work (again
+`keep(outcome, user_name=..., ctx=...)` is the one door to the log: the draft service calls it
+when a draft ends (app.drafting.service, `Drafting.finish`, for the drafting page, `lexspec draft`
+and study generation; app.drafting.logged.to_record maps the outcome to the log's record). It writes the outcome to the audit log in its own unit of work (again
 after a transient lock or connection blip), with any spooled records replayed ahead of it
 in the hash chain. When the database still cannot be written, the record goes to the spool
 file (audit.spool) and the returned `Kept.problem` says so, for the page or the command to
