@@ -95,7 +95,7 @@ def record_values(record: GenerationRecord) -> dict[str, Any]:
     ValueError for a record the log refuses (unknown status, not JSON-able, too long)."""
     if record.status not in list(GenerationStatus):
         raise ValueError(f"unknown generation status {record.status!r}")
-    values = {f.name: getattr(record, f.name) for f in fields(record)}
+    values = record_columns(record)
     for column in Generation.__table__.columns:
         limit = getattr(column.type, "length", None)
         value = values.get(column.key)
@@ -176,8 +176,14 @@ def _aware(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC)
 
 
+def record_columns(source: GenerationRecord | Generation) -> dict[str, Any]:
+    """A record's fields by name, read from a record (to write its row) or from its row (to read
+    it back): the one mapping between a GenerationRecord and the generations table."""
+    return {f.name: getattr(source, f.name) for f in fields(GenerationRecord)}
+
+
 def _to_record(row: Generation) -> GenerationRecord:
-    return GenerationRecord(**{f.name: getattr(row, f.name) for f in fields(GenerationRecord)})
+    return GenerationRecord(**record_columns(row))
 
 
 def get_generation(generation_id: int, *, session: Session) -> StoredGeneration | None:

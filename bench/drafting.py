@@ -4,12 +4,12 @@ For each document type × fact set (bench/drafting_cases.yaml: the type's exampl
 more) × way of writing (outline parts written `assemble` | `adapt` | `write`, and free-form) ×
 speculation (one embedded server per mode, all started at once; each draft is sent to every
 server in turn, so the shared CPU's load hits every arm alike), one draft through the draft
-service (app.drafting.context.prepare / app.drafting.service.start_draft), as the page and `lexspec draft` make
-them. Reports per (speculation, writing, type): drafts with zero error findings, the share of
-generated parts that passed the prose gates (the rest fell back to their clause), tokens,
-drafted/accepted tokens, decode speed, TTFT of the first and later parts, prefix-cache hits and
-total time; then, per way of writing, each speculative arm's decode speed over the plain arm's
-and whether its text is identical (temperature 0 by default).
+service's door (app.drafting.service.draft, unrecorded: record=False), as the page and
+`lexspec draft` make them. Reports per (speculation, writing, type): drafts with zero error
+findings, the share of generated parts that passed the prose gates (the rest fell back to their
+clause), tokens, drafted/accepted tokens, decode speed, TTFT of the first and later parts,
+prefix-cache hits and total time; then, per way of writing, each speculative arm's decode speed
+over the plain arm's and whether its text is identical (temperature 0 by default).
 
     .venv/bin/python bench/drafting.py --part-max-tokens 48 --free-max-tokens 256
 """
@@ -32,9 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from app.config import EndpointConfig  # noqa: E402
-from app.domain import PART_WRITINGS, PartWriting  # noqa: E402
-from app.drafting.context import prepare  # noqa: E402
-from app.drafting.service import run_to_end, start_draft  # noqa: E402
+from app.domain import PART_WRITINGS  # noqa: E402
+from app.drafting.service import DraftFiles, DraftRequest, draft  # noqa: E402
 from app.llm.client import OpenAIClient  # noqa: E402
 from app.ops import process  # noqa: E402
 from app.prompts import load_library  # noqa: E402
@@ -92,16 +91,17 @@ def one_draft(url: str, spec: str, doc: Any, case: int, values: dict[str, str], 
     client = OpenAIClient(EndpointConfig(base_url=url))
     params = replace(doc.defaults, max_tokens=max_tokens, seed=case, temperature=temperature)
     outline = mode != "free-form"
-    prepared = prepare(
-        doc, values, prompts_dir=REPO / "prompts", client=client, params=params,
-        mode="outline" if outline else "free-form",
+    request = DraftRequest(
+        doc, values, spec, params=params, mode="outline" if outline else "free-form",
+        writing=next((w for w in PART_WRITINGS if w == mode), None),
+        files=DraftFiles(REPO / "prompts"),
     )  # fmt: skip
     hits, queries = (
         metric(url, "vllm:prefix_cache_hits_total"),
         metric(url, "vllm:prefix_cache_queries_total"),
     )
-    writing: PartWriting | None = next((w for w in PART_WRITINGS if w == mode), None)
-    outcome = run_to_end(start_draft(prepared, client, endpoint_name=spec, writing=writing))
+    # the bench measures the servers: its drafts go through the door unrecorded
+    outcome = draft(None, request, client=client, record=False).outcome
     parts, stats = outcome.parts, outcome.stats
     later = [p.stats.ttft_s for p in parts[1:] if p.stats.ttft_s is not None]
     first = parts[0].stats.ttft_s if parts else stats.ttft_s

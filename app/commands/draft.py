@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from app.config import Settings
     from app.context import Context
     from app.domain import GenerationParams, GenerationStats
-    from app.drafting.context import DraftContext
     from app.drafting.outcome import GenerationOutcome, Run
+    from app.drafting.service import Drafted, Drafting, DraftRequest
     from app.llm.client import LLMClient
     from app.prompts import DocType
 
@@ -133,34 +133,16 @@ def _values(
     return values
 
 
-def _prepare(
-    doc: DocType,
-    values: dict[str, str],
-    params: GenerationParams,
-    client: LLMClient,
-    settings: Settings,
-    args: argparse.Namespace,
-    matter: MatterRef | None = None,
-) -> DraftContext | None:
-    """Render the form, plan the outline and check the context (the draft service)."""
-    from app.drafting.context import prepare
+def _begin(ctx: Context, request: DraftRequest, client: LLMClient, lang: str) -> Drafting | None:
+    """Render the form, plan the outline, check the context and start the run (the draft
+    service's door, `begin`); None, with a message, when the request cannot be drafted."""
+    from app.drafting.service import begin
     from app.outline.compose import OutlineProblem
     from app.outline.model import OutlineError
     from app.prompts import ContextTooLong, FieldErrors, TemplateProblem
 
-    lang = args.lang or settings.lang
     try:
-        return prepare(
-            doc,
-            values,
-            prompts_dir=settings.prompts_dir,
-            client=client,
-            params=params,
-            mode=args.mode,
-            statutes_file=settings.statutes_file,
-            corpus_dir=settings.resolved_corpus_dir,
-            matter=matter,
-        )
+        return begin(ctx, request, client=client)
     except FieldErrors as exc:
         lines = [msg("field_errors", lang)]
         lines += [f"  --field {name}: {err.message(lang)}" for name, err in exc.errors.items()]
@@ -371,12 +353,12 @@ def _author(name: str | None, ctx: Context, lang: str) -> str | None:
     return user.name
 
 
-def _record(outcome: GenerationOutcome, user: str, lang: str, ctx: Context) -> bool:
-    """Keep the output in the audit log like the app does (else in the spool); False, with a
-    message, when the log could not be written."""
-    from app.drafting.recording import keep
-
-    kept = keep(outcome, user_name=user, ctx=ctx)
+def _said(drafted: Drafted, lang: str) -> bool:
+    """Say where the audit log keeps the draft (else the spool); False, with a message, when
+    the log could not be written."""
+    kept = drafted.kept
+    if kept is None:  # not recorded (--no-audit)
+        return False
     if kept.problem is not None:
         print(kept.problem.text(lang), file=sys.stderr)
         if kept.record_line is not None:  # neither the log nor the spool took it: print it
@@ -388,7 +370,7 @@ def _record(outcome: GenerationOutcome, user: str, lang: str, ctx: Context) -> b
 
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
-    from app.drafting.service import endpoint_writing, start_draft
+    from app.drafting.service import DraftRequest
 
     settings = ctx.settings
     lang = args.lang or settings.lang
@@ -407,20 +389,19 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         return 2
     endpoint = args.endpoint or settings.default_endpoint
     client = _client(settings, endpoint, lang)
-    prepared = _prepare(doc, values, params, client, settings, args, matter) if client else None
-    if client is None or prepared is None:
-        return 2
-    label = settings.all_endpoints()[endpoint].label
-    writing = endpoint_writing(endpoint, settings)
-    run = start_draft(
-        prepared, client, endpoint_name=endpoint, speculative_label=label, writing=writing
+    request = DraftRequest(
+        doc, values, endpoint, user_name=author, params=params, mode=args.mode, matter=matter
     )
-    outcome = _stream(run, lang)
+    drafting = _begin(ctx, request, client, lang) if client else None
+    if drafting is None:
+        return 2
+    outcome = _stream(drafting.run, lang)
     print("\n".join(_summary(outcome, lang)), file=sys.stderr)
     written = args.out is None or _write_out(args.out, outcome.text, lang)
     if args.report is not None:
         written = _write_report(args.report, report(outcome, doc), lang) and written
-    logged = args.no_audit or _record(outcome, author, lang, ctx)
+    drafted = drafting.finish(record=not args.no_audit)  # --no-audit: opted out explicitly
+    logged = args.no_audit or _said(drafted, lang)
     if not written:
         return 1
     codes = {

@@ -1,8 +1,8 @@
 """Keeping a generation's outcome: the audit log, else the spool; never lost, never silent.
 
-`keep(outcome, user_name=..., ctx=...)` is the one door to the log: the drafting page, `lexspec draft`
-and study generation call it when a generation ends (`to_record` maps the outcome to the
-log's record). It writes the outcome to the audit log in its own unit of work (again
+`keep(outcome, user_name=..., ctx=...)` is the one door to the log: the draft service calls it
+when a draft ends (app.drafting.service, `Drafting.finish`, for the drafting page, `lexspec draft`
+and study generation; app.drafting.logged.to_record maps the outcome to the log's record). It writes the outcome to the audit log in its own unit of work (again
 after a transient lock or connection blip), with any spooled records replayed ahead of it
 in the hash chain. When the database still cannot be written, the record goes to the spool
 file (audit.spool) and the returned `Kept.problem` says so, for the page or the command to
@@ -20,13 +20,12 @@ read) for a command to print, so that nothing is lost when the process ends.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.domain import Bilingual
-from app.drafting.notes import DraftNotes, PartNotes
+from app.drafting.logged import to_record
 from app.drafting.outcome import GenerationOutcome
-from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
@@ -178,63 +177,3 @@ def _reason(exc: BaseException) -> str:
     inner = getattr(exc, "orig", None) or exc
     text = str(inner).strip().splitlines()
     return f"{type(inner).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-def to_record(outcome: GenerationOutcome, *, user_name: str) -> GenerationRecord:
-    """The audit log's record of this outcome (every field mapped)."""
-    rendered, stats, params = outcome.rendered, outcome.stats, outcome.params
-    params_dict: dict[str, Any] = asdict(params)
-    params_dict["stop"] = list(params.stop)
-    params_dict["draft"] = notes_of(outcome).to_dict()
-    if outcome.context.matter is not None:  # the matter it was drafted for (app/matters)
-        params_dict["matter"] = outcome.context.matter.to_dict()
-    refused = dict(stats.refused)
-    counts = {
-        "prompt_tokens": stats.prompt_tokens
-        if stats.prompt_tokens is not None
-        else rendered.prompt_tokens,
-        "completion_tokens": stats.completion_tokens,
-        "draft_tokens": stats.draft_tokens,
-        "accepted_tokens": stats.accepted_tokens,
-    }
-    for name, value in counts.items():  # a sum of parts may pass the log's limit too
-        counts[name] = checked(name, value, refused)
-    if refused:  # what the server reported that is not a count: left out, and said here
-        params_dict["refused"] = refused
-    return GenerationRecord(
-        user_name=user_name,
-        doc_type=rendered.doc_type,
-        template_id=rendered.template_id,
-        template_version=rendered.template_version,
-        template_hash=rendered.template_hash,
-        field_values=dict(rendered.values),
-        system_prompt=rendered.system,
-        user_prompt=rendered.user,
-        endpoint=outcome.endpoint_name,
-        model=outcome.model,
-        output_text=outcome.text,
-        status=outcome.status,
-        error_message=outcome.error,
-        speculative={"label": outcome.speculative_label} if outcome.speculative_label else {},
-        params=params_dict,
-        ttft_s=stats.ttft_s,
-        total_s=stats.total_s,
-        prompt_tokens=counts["prompt_tokens"],
-        completion_tokens=counts["completion_tokens"] or 0,
-        tokens_per_s=stats.tokens_per_s,
-        draft_tokens=counts["draft_tokens"],
-        accepted_tokens=counts["accepted_tokens"],
-        findings=list(outcome.findings),
-    )
-
-
-def notes_of(outcome: GenerationOutcome) -> DraftNotes:
-    """The notes of a finished draft, as the log keeps them (app.drafting.notes)."""
-    return DraftNotes(
-        mode=outcome.mode,
-        marks=tuple(str(m) for m in outcome.marks),
-        thinking=outcome.thinking,
-        parts=tuple(PartNotes.of(p) for p in outcome.parts),
-        provenance=outcome.provenance,
-        counts=outcome.counts if outcome.provenance else None,
-    )

@@ -33,28 +33,24 @@ def measure(
     max_tokens: int = MEASURE_MAX_TOKENS,
 ) -> WritingMeasure:
     """Draft every type's example with `adapt` on this client's endpoint (temperature 0) and
-    count its adapted parts that passed; `progress(done, total, type)` after each type."""
-    from app.drafting.context import prepare
-    from app.drafting.service import run_to_end, start_draft
+    count its adapted parts that passed; `progress(done, total, type)` after each type. The
+    drafts go through the draft service's door unrecorded (`record=False`): they measure the
+    endpoint, they are no one's draft."""
+    from app.drafting.service import DraftFiles, DraftRequest, draft
     from app.prompts import load_library
 
     library = load_library(prompts_dir)
     types = [t for t in sorted(library.types) if (prompts_dir / t / "outline.yaml").is_file()]
     total = WritingMeasure(client.base_url, client.model_key(), 0, 0)
+    files = DraftFiles(prompts_dir, statutes_file, corpus_dir)
     for done, type_id in enumerate(types, 1):
         doc = library.types[type_id]
         params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
-        context = prepare(
-            doc,
-            doc.example_values(),
-            prompts_dir=prompts_dir,
-            client=client,
-            params=params,
-            mode="outline",
-            statutes_file=statutes_file,
-            corpus_dir=corpus_dir,
-        )
-        outcome = run_to_end(start_draft(context, client, endpoint_name="", writing="adapt"))
+        request = DraftRequest(
+            doc, doc.example_values(), "", params=params, mode="outline", writing="adapt",
+            files=files,
+        )  # fmt: skip
+        outcome = draft(None, request, client=client, record=False).outcome
         counts, stats = outcome.counts, outcome.stats
         total = replace(
             total,

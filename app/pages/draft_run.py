@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from app.drafting.freeform import DraftRun
     from app.drafting.outcome import GenerationOutcome
     from app.drafting.outline_run import OutlineRun
-    from app.llm.client import LLMClient
+    from app.drafting.recording import Kept
+    from app.drafting.service import Drafting
     from app.outline.provenance import PartOrigin
     from app.outline.run import PartResult, Phase
 
@@ -63,25 +64,54 @@ class DraftRequest:
 
 @dataclass
 class DraftResult:
-    """The last generation's outcome as the page shows it, with the context it was drafted in
-    (None when it could not be prepared)."""
+    """The last draft as the page shows it: the request and how the draft ended (`outcome`, from
+    the run or read back from the log, holds its context, status, text, numbers, marks and
+    parts); None when it never ran (the server was not there: `problem` says why, `prepared` is
+    the context the form gives now, if it renders)."""
 
     request: DraftRequest
-    context: DraftContext | None
-    status: GenerationStatus
-    text: str
-    stats: GenerationStats
-    error: BaseException | str | None = None
+    outcome: GenerationOutcome | None = None
     generation_id: int | None = None
     record_error: str = ""
+    problem: str | None = None
+    prepared: DraftContext | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
-    marks: tuple[GuardMark, ...] = ()
-    thinking: str = ""
-    parts: tuple[PartResult, ...] = ()  # outline drafts: how each generated part ended
-    provenance: tuple[PartOrigin, ...] = ()  # outline drafts: where each part came from
+
+    @property
+    def context(self) -> DraftContext | None:
+        return self.outcome.context if self.outcome is not None else self.prepared
+
+    @property
+    def status(self) -> GenerationStatus:
+        return self.outcome.status if self.outcome is not None else GenerationStatus.ERROR
+
+    @property
+    def text(self) -> str:
+        return self.outcome.text if self.outcome is not None else ""
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.outcome.stats if self.outcome is not None else GenerationStats()
+
+    @property
+    def marks(self) -> tuple[GuardMark, ...]:
+        return tuple(self.outcome.marks) if self.outcome is not None else ()
+
+    @property
+    def thinking(self) -> str:
+        return self.outcome.thinking if self.outcome is not None else ""
+
+    @property
+    def parts(self) -> tuple[PartResult, ...]:
+        return tuple(self.outcome.parts) if self.outcome is not None else ()
+
+    @property
+    def provenance(self) -> tuple[PartOrigin, ...]:
+        return tuple(self.outcome.provenance) if self.outcome is not None else ()
 
     def error_text(self, ui_lang: str) -> str:
-        return describe(self.error).text(ui_lang)
+        error = self.problem if self.outcome is None else self.outcome.error
+        return describe(error).text(ui_lang)
 
 
 def check_text(context: DraftContext, text: str) -> CheckResult:
@@ -92,26 +122,26 @@ def check_text(context: DraftContext, text: str) -> CheckResult:
     return check(context, text)
 
 
-def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
-    """The client and the draft's context (outline planned, prompt fitted to the model); None
-    (with a message) if the template fails, the prompt does not fit or the server is not there."""
-    from app.drafting.context import prepare
+def _begin(request: DraftRequest, user_name: str, ctx: Context) -> Drafting | None:
+    """The draft begun through the draft service's door (context prepared: outline planned,
+    prompt fitted to the model; run started, nothing sent yet); None (with a message) if the
+    template fails, the prompt does not fit or the server is not there."""
+    from app.drafting.service import DraftRequest as Request
+    from app.drafting.service import begin
     from app.pages.ui_state import library
     from app.prompts import ContextTooLong, TemplateProblem
 
     try:
-        llm = client(request.endpoint)
-        context = prepare(
+        asked = Request(
             library().types[request.doc_type_id],
             request.values,
-            prompts_dir=settings().prompts_dir,
-            client=llm,
+            request.endpoint,
+            user_name=user_name,
             params=request.params,
             mode=request.mode,
-            statutes_file=settings().statutes_file,
-            corpus_dir=settings().resolved_corpus_dir,
             matter=request.matter,
         )
+        return begin(ctx, asked, client=client(request.endpoint))
     except TemplateProblem as exc:
         st.error(tr("draft.template_problem", detail=str(exc)))
         return None
@@ -121,7 +151,6 @@ def _prepare(request: DraftRequest) -> tuple[LLMClient, DraftContext] | None:
     except Exception as exc:  # a server that is down or misconfigured: say so, offer Retry
         _server_problem(request, exc)
         return None
-    return llm, context
 
 
 def _server_problem(request: DraftRequest, exc: BaseException) -> None:
@@ -144,23 +173,13 @@ def _server_problem(request: DraftRequest, exc: BaseException) -> None:
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
         context = None
     st.session_state[RESULT] = DraftResult(
-        request,
-        context,
-        GenerationStatus.ERROR,
-        "",
-        GenerationStats(),
-        error=tr("draft.server_down", detail=str(exc)),
+        request, problem=tr("draft.server_down", detail=str(exc)), prepared=context
     )
 
 
-def _record(
-    outcome: GenerationOutcome, user_name: str, ctx: Context, language: str
-) -> tuple[int | None, str]:
-    """The audit log's id, or why the log was not written (the record then waits in the spool)."""
-    from app.drafting.recording import keep
-
-    kept = keep(outcome, user_name=user_name, ctx=ctx)
-    return kept.generation_id, kept.problem.text(language) if kept.problem else ""
+def record_line(kept: Kept | None, language: str) -> str:
+    """Why the audit log did not take the draft (it waits in the spool), in `language`; ""."""
+    return kept.problem.text(language) if kept is not None and kept.problem else ""
 
 
 @dataclass
@@ -174,35 +193,27 @@ class LiveDraft:
     """
 
     request: DraftRequest
-    run: DraftRun | OutlineRun
-    text: str = ""
+    drafting: Drafting
     result: DraftResult | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
+    @property
+    def run(self) -> DraftRun | OutlineRun:
+        return self.drafting.run
 
-def _result_of(live: LiveDraft, user_name: str, ctx: Context, language: str) -> DraftResult:
-    """The run's outcome (complete, stopped or error), written to the audit log. A run that
-    cannot give its outcome (it never finished) is kept as stopped with the text that arrived."""
-    try:
-        outcome = live.run.outcome()
-    except Exception as exc:  # noqa: BLE001 - whatever broke the run, its text is still kept
-        from app.drafting.outcome import unfinished
 
-        outcome = unfinished(live.run, live.text, exc)
-    gen_id, record_error = _record(outcome, user_name, ctx, language)
+def _result_of(live: LiveDraft, language: str) -> DraftResult:
+    """The run's outcome (complete, stopped or error), written to the audit log through the
+    draft service (a run that cannot give its outcome is kept as stopped with its text)."""
+    drafted = live.drafting.finish()
+    outcome = drafted.outcome
+    if not outcome.text and live.drafting.text:  # what arrived, where the run kept none
+        outcome = replace(outcome, text=live.drafting.text)
     return DraftResult(
         live.request,
-        outcome.context,
-        outcome.status,
-        outcome.text or live.text,
-        outcome.stats,
-        error=outcome.error,
-        generation_id=gen_id,
-        record_error=record_error,
-        marks=tuple(outcome.marks),
-        thinking=outcome.thinking,
-        parts=tuple(outcome.parts),
-        provenance=tuple(outcome.provenance),
+        outcome,
+        generation_id=drafted.generation_id,
+        record_error=record_line(drafted.kept, language),
     )
 
 
@@ -250,7 +261,7 @@ def _consume(
     started, first, chunks = time.monotonic(), None, 0
     try:
         for update in updates:
-            live.text = update.text
+            live.drafting.text = update.text
             prompt = update.phase is not None and update.phase.name == "prompt"
             if prompt or (not update.delta and (update.queued is not None or first is None)):
                 # waiting: for a part's prompt, or in the server's queue (as it says)
@@ -299,15 +310,13 @@ def phase_text(phase: Phase) -> str:
 
 def stream(request: DraftRequest, user_name: str) -> None:
     """Stream a draft into the page, with Stop, live stats and findings as it arrives."""
-    from app.drafting.service import endpoint_writing, start_draft
-
     # who acts and in which language, read now: once Stop is pressed, Streamlit answers any
     # read of session_state with its stop request, so the outcome is recorded without one
     ctx, language = context(), lang()
-    ready = _prepare(request)
-    if ready is None:
+    drafting = _begin(request, user_name, ctx)
+    if drafting is None:
         return
-    llm, prepared = ready
+    prepared = drafting.context
     endpoint = settings().all_endpoints()[request.endpoint]
     area = st.empty()
     with area.container():
@@ -319,19 +328,12 @@ def stream(request: DraftRequest, user_name: str) -> None:
         status.caption(_after_queue(queued, prompt))
     elif queued:
         status.caption(queued)
-    run = start_draft(
-        prepared,
-        llm,
-        endpoint_name=request.endpoint,
-        speculative_label=endpoint.label,
-        writing=endpoint_writing(request.endpoint, settings()),
-    )
-    live = LiveDraft(request, run)
+    live = LiveDraft(request, drafting)
     st.session_state[LIVE] = live
     try:
         _consume(live, status, box, findings_box, queued)
     finally:
-        live.result = _result_of(live, user_name, ctx, language)
+        live.result = _result_of(live, language)
         live.done.set()
     st.session_state[RESULT] = live.result
     st.session_state.pop(LIVE, None)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.domain import GenerationParams, GenerationStatus, MatterRef, describe
+from app.domain import GenerationParams, MatterRef, describe
 from app.pages import revisions_view
 from app.pages.ui_state import chosen_endpoint, db_session, lang, library, settings, tr
 
@@ -138,7 +138,7 @@ def _fill_form(opened: Reopened) -> None:
 def _result(opened: Reopened) -> DraftResult:
     """The page's result for a logged generation, as the page showed it when it was drafted."""
     from app.drafting.context import stored_context
-    from app.drafting.logged import logged_stats, logged_values
+    from app.drafting.logged import logged_outcome, logged_values
     from app.drafting.notes import DraftNotes
     from app.pages.draft_run import DraftRequest, DraftResult
 
@@ -160,17 +160,8 @@ def _result(opened: Reopened) -> DraftResult:
         mode=None if notes.mode == "outline" else "free-form",
         matter=MatterRef.from_params(params),
     )
-    return DraftResult(
-        request,
-        stored_context(opened.stored, settings()),
-        GenerationStatus(record.status),
-        record.output_text,
-        logged_stats(record),
-        error=record.error_message,
-        generation_id=opened.stored.id,
-        provenance=notes.provenance,
-        thinking=notes.thinking,
-    )
+    outcome = logged_outcome(record, stored_context(opened.stored, settings()))
+    return DraftResult(request, outcome, generation_id=opened.stored.id)
 
 
 def opened_note() -> None:

@@ -9,8 +9,8 @@ already complete. Reviewers get their blinded queue and submit
 verdicts; admins watch progress, may unblind early (logged), and read results
 once every verdict is in. Like every app service, each function takes the session
 and the acting `User` keyword-only (`actor=`), checks the role, and never commits
-(the page or command owns the unit of work; `generate_items` logs each draft with
-app.drafting.recording.keep and opens one short unit per item from the `session_factory` it
+(the page or command owns the unit of work; `generate_items` drafts and logs each one through
+app.drafting.service.draft and opens one short unit per item from the `session_factory` it
 is given, so an interruption loses at most one).
 """
 
@@ -207,46 +207,35 @@ def _generate_one(
     """Generate one item through the draft service; returns (usable?, a label for progress).
 
     A draft cut by its token limit (truncated) is still a draft to review; stopped and failed
-    ones stay pending. The context is checked before anything is sent. The outcome goes to the
-    log through the one door (`keep`: retried, else spooled), then a second short unit of work
-    links it to the item: a crash between the two leaves a logged draft no item points to and
+    ones stay pending. The context is checked before anything is sent. The draft goes through
+    the one door (app.drafting.service.draft), which logs it (`keep`: retried, else spooled),
+    then a second short unit of work links it to the item: a crash between the two leaves a logged draft no item points to and
     the item pending (a rerun drafts it again); nothing is lost and no item points to a draft
     that is not in the log."""
     from app.context import Context
-    from app.drafting.context import prepare
-    from app.drafting.recording import keep
-    from app.drafting.service import endpoint_writing, run_to_end, start_draft
-    from app.llm.client import make_client
+    from app.drafting.service import DraftRequest, draft
 
     arm, label = _arm_and_label(study, item)
     values = next(c for c in study.cases if c.id == item.case_id).values
     endpoint = settings.all_endpoints()[arm.endpoint]
-    client = make_client(arm.endpoint, settings)
+    request = DraftRequest(
+        doc_type,
+        values,
+        arm.endpoint,
+        user_name=actor,
+        params=arm_params(doc_type.defaults, arm.params),
+        mode=arm_mode(arm.params),
+    )
     try:
-        context = prepare(
-            doc_type,
-            values,
-            prompts_dir=settings.prompts_dir,
-            client=client,
-            params=arm_params(doc_type.defaults, arm.params),
-            mode=arm_mode(arm.params),
-            statutes_file=settings.statutes_file,
-            corpus_dir=settings.resolved_corpus_dir,
-        )
+        drafted = draft(Context(settings, session_factory), request)
     except ValueError as exc:  # context too long, a broken outline: the item stays pending
         with session_factory.begin() as session:
             store.fail_item(item.id, session=session, error=str(exc))
         return False, label
-    writing = endpoint_writing(arm.endpoint, settings)
-    run = start_draft(
-        context, client, endpoint_name=arm.endpoint, speculative_label=endpoint.label,
-        writing=writing,
-    )  # fmt: skip
-    outcome = run_to_end(run)
-    kept = keep(outcome, user_name=actor, ctx=Context(settings, session_factory))
-    usable = outcome.status in USABLE and kept.generation_id is not None
+    outcome = drafted.outcome
+    usable = outcome.status in USABLE and drafted.generation_id is not None
     if not usable:  # stopped, failed, or not in the log: the item stays pending
-        problem = kept.problem.en if kept.problem is not None else None
+        problem = drafted.problem.en if drafted.problem is not None else None
         with session_factory.begin() as session:
             store.fail_item(
                 item.id, session=session, error=problem or outcome.error or outcome.status
@@ -258,7 +247,7 @@ def _generate_one(
             item.id,
             session=session,
             text=outcome.text,
-            generation_id=kept.generation_id,
+            generation_id=drafted.generation_id,
             config=item_config(arm.params, arm.endpoint, endpoint, outcome),
         )
     return True, label

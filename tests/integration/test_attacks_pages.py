@@ -19,6 +19,7 @@ import pytest
 from app.config import get_settings
 from app.pages.plain_text import plain
 from tests.conftest import acting, app_session
+from tests.draft_results import shown_result
 from tests.integration.test_pages_apptest import app_as, app_env, make_user, page_as  # noqa: F401
 from tests.page_markdown import active, page_is_inert, shown
 
@@ -185,10 +186,10 @@ def test_attack_markdown_in_form_values_and_model_text_is_text_on_the_draft_page
     model's words) and the draft's error: all of it text."""
     from streamlit.testing.v1 import AppTest
 
-    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.domain import GenerationParams, RenderedPrompt
     from app.drafting.context import DraftContext
     from app.outline.provenance import PartOrigin
-    from app.pages.draft_run import DraftRequest, DraftResult
+    from app.pages.draft_run import DraftRequest
     from app.validation.messages import finding
     from tests.integration.test_pages_apptest import MAIN
 
@@ -200,12 +201,11 @@ def test_attack_markdown_in_form_values_and_model_text_is_text_on_the_draft_page
     )
     rendered = RenderedPrompt(guide, "t", "1", "abc", "s", "u")
     request = DraftRequest(guide, "T", values, GenerationParams(), "embedded")
-    result = DraftResult(
+    result = shown_result(
         request,
         DraftContext(guide, values, rendered=rendered),
         "error",
         f"正文{IMAGE}",
-        GenerationStats(),
         error=f"服务器说：{HOSTILE[3]}",
         provenance=(part,),
     )

@@ -149,7 +149,7 @@ def test_unreachable_database_spools_then_replays_in_order(
     """The drafting page's and `lexspec draft`'s record path (app.drafting.recording.keep)."""
     from app.database import spool
     from app.drafting.recording import keep
-    from app.pages.draft_run import _record as page_record
+    from app.pages.draft_run import record_line
 
     if db_url.startswith("sqlite"):  # a writer holds the file past the (short) wait
         blocker = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
@@ -158,8 +158,9 @@ def test_unreachable_database_spools_then_replays_in_order(
     else:  # PostgreSQL is away (nothing listens on the port)
         use_database(closed_port_url(db_url), monkeypatch)
     first = keep(outcome("第一份"), user_name="alice", ctx=app_context())  # as `lexspec draft` does
-    second_id, page_message = page_record(outcome("第二份"), "alice", app_context(), "zh")  # page
-    assert first.generation_id is None and first.spooled and second_id is None
+    second = keep(outcome("第二份"), user_name="alice", ctx=app_context())  # as the page does
+    page_message = record_line(second, "zh")  # what the page says
+    assert first.generation_id is None and first.spooled and second.generation_id is None
     assert first.problem is not None and "spool" in first.problem.text("en")
     assert "未能写入审计日志" in page_message and "暂存" in page_message
     assert spool(app_context().settings).pending() == 2

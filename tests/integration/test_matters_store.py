@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.accounts import PermissionDenied
 from app.domain import MatterRef
 from app.drafting.context import checking_context
-from app.drafting.recording import to_record
+from app.drafting.logged import to_record
 from app.matters import service
 from app.prompts import load_library
 from audit import store

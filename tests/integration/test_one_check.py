@@ -145,6 +145,7 @@ def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) ->
     """A run interrupted before it could finish (its outcome() raises) is kept as stopped, with
     the text that had arrived, like any other run."""
     from app.drafting.freeform import stream_draft
+    from app.drafting.service import Drafting
     from app.pages.draft_run import DraftRequest, LiveDraft, _result_of
     from audit.store import get_generation
     from tests.fakes import FakeClient
@@ -154,11 +155,12 @@ def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) ->
     context = prepare(doc, VALUES, prompts_dir=prompts, mode="free-form")
     run = stream_draft(FakeClient(["【适用情形】\n"]), context, endpoint_name="embedded")
     request = DraftRequest(doc.id, "T", dict(context.values), context.params, "embedded")
-    live = LiveDraft(request, run, text="【适用情形】\n一、")  # never iterated to its end
-    result = _result_of(live, "alice", app_context(), "zh")
+    drafting = Drafting(app_context(), "alice", run, text="【适用情形】\n一、")
+    live = LiveDraft(request, drafting)  # never iterated to its end
+    result = _result_of(live, "zh")
     assert result.status == "stopped" and result.generation_id is not None
     with app_session() as session:
         stored = get_generation(result.generation_id, session=session)
     assert stored is not None
-    assert (stored.record.status, stored.record.output_text) == ("stopped", live.text)
+    assert (stored.record.status, stored.record.output_text) == ("stopped", drafting.text)
     assert stored.record.field_values == dict(context.prompt.values)

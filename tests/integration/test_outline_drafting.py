@@ -14,7 +14,7 @@ import pytest
 
 from app.config import EndpointConfig
 from app.drafting.context import prepare
-from app.drafting.recording import notes_of
+from app.drafting.logged import notes_of
 from app.drafting.service import run_to_end, start_draft
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back

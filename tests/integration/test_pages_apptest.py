@@ -178,9 +178,10 @@ def test_generate_against_the_real_server_then_history(llm_env: Path) -> None:
 def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
     """A result whose text cites a repealed statute and skips a number shows both findings,
     highlighted in the (escaped) text and listed with message and suggestion."""
-    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.domain import GenerationParams, RenderedPrompt
     from app.drafting.context import DraftContext
-    from app.pages.draft_run import DraftRequest, DraftResult
+    from app.pages.draft_run import DraftRequest
+    from tests.draft_results import shown_result
 
     text = "一、总则\n依据《合同法》第五十二条 <b>x</b>。\n三、附则"
     rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "abc", "s", "u")
@@ -189,9 +190,7 @@ def test_findings_panel_for_a_fixture_text(app_env: Path) -> None:
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.session_state["lang"] = "en"
     at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = DraftResult(
-        request, context, "complete", text, GenerationStats()
-    )
+    at.session_state["draft.result"] = shown_result(request, context, "complete", text)
     at.run()
     assert not at.exception
     panel = " ".join(m.value for m in at.markdown)
@@ -224,17 +223,18 @@ def draft_page_showing(result: object) -> AppTest:
 
 def test_a_part_without_text_is_a_warning_not_complete(app_env: Path) -> None:
     """A draft whose outline part produced no text says so, instead of "Generation complete"."""
-    from app.domain import GenerationParams, GenerationStats, Guard, GuardMark, RenderedPrompt
+    from app.domain import GenerationParams, Guard, GuardMark, RenderedPrompt
     from app.drafting.context import DraftContext
     from app.outline.compose import NO_TEXT
-    from app.pages.draft_run import DraftRequest, DraftResult
+    from app.pages.draft_run import DraftRequest
+    from tests.draft_results import shown_result
 
     text = f"8.3 {NO_TEXT}\n8.4 乙方应当按月提交服务报告。"
     rendered = RenderedPrompt("clause-continuation", "t", "1", "abc", "s", "u")
     request = DraftRequest("clause-continuation", "T", {}, GenerationParams(), "embedded")
     context = DraftContext("clause-continuation", {}, rendered=rendered)
     marks = (GuardMark(Guard.NO_TEXT, part=1),)
-    result = DraftResult(request, context, "complete", text, GenerationStats(), marks=marks)
+    result = shown_result(request, context, "complete", text, marks=marks)
     at = draft_page_showing(result)
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)
@@ -259,16 +259,7 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
     prepared = prepare(doc, values, prompts_dir=prompts, client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="embedded", writing="adapt"))
     request = DraftRequest(doc.id, "T", dict(prepared.prompt.values), prepared.params, "embedded")
-    result = DraftResult(
-        request,
-        outcome.context,
-        outcome.status,
-        outcome.text,
-        outcome.stats,
-        marks=outcome.marks,
-        parts=outcome.parts,
-        provenance=outcome.provenance,
-    )
+    result = DraftResult(request, outcome)
     at = draft_page_showing(result)
     assert not at.exception
     assert not any("Generation complete" in s.value for s in at.success)

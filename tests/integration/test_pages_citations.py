@@ -15,9 +15,10 @@ from streamlit.testing.v1 import AppTest
 
 from app import database
 from app.config import get_settings
-from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+from app.domain import GenerationParams, RenderedPrompt
 from app.drafting.context import DraftContext
-from app.pages.draft_run import DraftRequest, DraftResult
+from app.pages.draft_run import DraftRequest
+from tests.draft_results import shown_result
 from tests.integration.test_pages_apptest import DEAD_URL, _use, make_user
 from tests.page_markdown import shown
 
@@ -63,9 +64,7 @@ def _page_with(text: str, doc_date: dt.date | None = None) -> AppTest:
     at = AppTest.from_function(_draft_page_keeping_media, default_timeout=60)
     at.session_state["lang"] = "zh"
     at.session_state["lexspec_user"] = make_user("alice", "drafter")
-    at.session_state["draft.result"] = DraftResult(
-        request, context, "complete", text, GenerationStats()
-    )
+    at.session_state["draft.result"] = shown_result(request, context, "complete", text)
     return at.run()
 
 

@@ -31,9 +31,10 @@ def _logged_generation() -> int:
 
 
 def _draft_page_with_result(user: object, generation_id: int) -> AppTest:
-    from app.domain import GenerationParams, GenerationStats, RenderedPrompt
+    from app.domain import GenerationParams, RenderedPrompt
     from app.drafting.context import DraftContext
-    from app.pages.draft_run import DraftRequest, DraftResult
+    from app.pages.draft_run import DraftRequest
+    from tests.draft_results import shown_result
 
     rendered = RenderedPrompt("cross-border-filing-guide", "t", "1", "abc", "s", "u")
     request = DraftRequest("cross-border-filing-guide", "T", {}, GenerationParams(), "embedded")
@@ -41,8 +42,8 @@ def _draft_page_with_result(user: object, generation_id: int) -> AppTest:
     at = AppTest.from_file(MAIN, default_timeout=60)
     at.session_state["lang"] = "en"
     at.session_state["lexspec_user"] = user
-    at.session_state["draft.result"] = DraftResult(
-        request, context, "complete", MODEL, GenerationStats(), generation_id=generation_id
+    at.session_state["draft.result"] = shown_result(
+        request, context, "complete", MODEL, generation_id=generation_id
     )
     return at.run()
 

@@ -12,10 +12,16 @@ import pytest
 
 from app.domain import GenerationStats, Guard, GuardMark, RenderedPrompt
 from app.drafting.context import checking_context
-from app.drafting.logged import logged_prompt, logged_stats, stored_findings
+from app.drafting.logged import (
+    logged_outcome,
+    logged_prompt,
+    logged_stats,
+    notes_of,
+    stored_findings,
+    to_record,
+)
 from app.drafting.notes import DraftNotes, PartNotes
 from app.drafting.outcome import GenerationOutcome
-from app.drafting.recording import notes_of, to_record
 from app.outline.provenance import PartCounts, PartOrigin
 from app.outline.run import PartResult
 from audit.domain import GenerationRecord, error_count
@@ -304,6 +310,30 @@ def test_a_logged_generation_reads_back_as_the_apps_types() -> None:
     )
     assert (stats.tokens_per_s, stats.acceptance_rate) == (7.5, 0.75)
     assert logged_prompt(record) == PROMPT  # the form's values as text
+
+
+def test_a_generation_written_and_read_back_is_the_same_prompt_and_numbers() -> None:
+    """One mapping both ways: what to_record writes, logged_prompt and logged_stats read back."""
+    stats = GenerationStats(
+        ttft_s=0.5, total_s=2.0, prompt_tokens=42, completion_tokens=10, draft_tokens=8,
+        accepted_tokens=6, decode_tokens=9, decode_s=1.5,
+    )  # fmt: skip
+    record = to_record(_outcome(stats=stats), user_name="u")
+    assert logged_prompt(record) == PROMPT
+    back = logged_stats(record)
+    for name in ("ttft_s", "total_s", "prompt_tokens", "completion_tokens", "draft_tokens"):
+        assert getattr(back, name) == getattr(stats, name)
+    assert (back.accepted_tokens, back.tokens_per_s) == (6, stats.tokens_per_s)
+    unsent = to_record(_outcome(), user_name="u")  # no numbers from the server: the prompt's
+    assert (unsent.prompt_tokens, unsent.completion_tokens) == (PROMPT.prompt_tokens, 0)
+
+
+def test_a_logged_generation_reads_back_as_the_outcome_it_was() -> None:
+    outcome = _outcome(speculative_label="ngram", error="cut short")
+    back = logged_outcome(to_record(outcome, user_name="u"), outcome.context)
+    same = ("text", "status", "error", "thinking", "provenance", "endpoint_name", "model")
+    assert [getattr(back, n) for n in same] == [getattr(outcome, n) for n in same]
+    assert back.speculative_label == "ngram" and back.check is None
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,9 @@ import pytest
 from app.domain import CheckResult, Finding, GenerationParams, RenderedPrompt
 from app.drafting.context import DraftContext
 from app.drafting.freeform import stream_draft
+from app.drafting.logged import to_record
 from app.drafting.outcome import GenerationOutcome
-from app.drafting.recording import keep, to_record
+from app.drafting.recording import keep
 from tests.conftest import MakeContext
 from tests.fakes import FakeClient
 

@@ -11,7 +11,7 @@ import pytest
 from app.drafting.checking import check
 from app.drafting.context import checking_context, decide_route, prepare
 from app.drafting.freeform import stream_draft
-from app.drafting.recording import to_record
+from app.drafting.logged import to_record
 from app.drafting.service import run_to_end, start_draft
 from app.outline.compose import (
     NO_TEXT,
