@@ -162,7 +162,7 @@ def _logged(args: argparse.Namespace, ctx: Context) -> tuple[DraftContext, str]:
     """A logged generation's context and text (FILE, else its newest saved text); --date
     overrides the document's date."""
     from app.commands.cite import parse_date
-    from app.drafting.context import stored_context
+    from app.drafting.logged import stored_context
     from app.drafting.revisions import current_text
     from audit.store import get_generation
 

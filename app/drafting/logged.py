@@ -12,17 +12,22 @@ app.drafting.notes.DraftNotes.from_record.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
-from app.domain import Finding, GenerationStats, RenderedPrompt
+from app.domain import Finding, GenerationStats, MatterRef, RenderedPrompt
 from app.drafting.notes import DraftNotes, PartNotes
 from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from app.config import Settings
     from app.drafting.context import DraftContext
     from app.drafting.outcome import GenerationOutcome
+    from app.prompts import DocType
+    from audit.domain import StoredGeneration
 
 # a record's column holding the prompt, with the RenderedPrompt attribute it holds
 PROMPT_COLUMNS = (
@@ -151,3 +156,58 @@ def stored_findings(items: Iterable[object]) -> tuple[Finding, ...]:
         except (KeyError, TypeError, ValueError):
             continue
     return tuple(out)
+
+
+def logged_context(
+    record: GenerationRecord,
+    doc_type: DocType | None,
+    *,
+    prompts_dir: Path,
+    statutes_file: Path | None = None,
+    corpus_dir: Path | None = None,
+) -> DraftContext:
+    """The context of a logged generation, rebuilt from its stored values and parameters: the
+    logged prompt, the document's date, the route and facts, and (outline mode) the plan with
+    the continuation prefix, as the page had them. A type that is gone or no longer accepts
+    the values still gives the date-less facts the values hold."""
+    from app.drafting.context import checking_context, prepare
+    from app.outline.model import OutlineError
+
+    rendered = logged_prompt(record)
+    values = rendered.values
+    mode = DraftNotes.from_record(record).mode
+    for_check = checking_context(doc_type, values, statutes_file=statutes_file)
+    matter = MatterRef.from_params(record.params)
+    context = replace(for_check, mode=mode, rendered=rendered, matter=matter)
+    if doc_type is None:
+        return replace(context, doc_type_id=record.doc_type)
+    if mode == "outline":
+        try:
+            planned = prepare(
+                doc_type,
+                values,
+                prompts_dir=prompts_dir,
+                mode="outline",
+                statutes_file=statutes_file,
+                corpus_dir=corpus_dir,
+            )
+        except (OutlineError, OSError, ValueError):  # FieldErrors, OutlineProblem, ...
+            return context  # the type changed since: the facts hold, the plan is gone
+        return replace(context, plan=planned.plan, title=planned.title)
+    return context
+
+
+def stored_context(generation: StoredGeneration, settings: Settings) -> DraftContext:
+    """`logged_context` of a generation read from the log, with the document types, the
+    statute catalogue and the firm's clauses of `settings`."""
+    from app.prompts import load_library
+
+    prompts_dir = settings.prompts_dir
+    doc_type = load_library(prompts_dir).types.get(generation.record.doc_type)
+    return logged_context(
+        generation.record,
+        doc_type,
+        prompts_dir=prompts_dir,
+        statutes_file=settings.statutes_file,
+        corpus_dir=settings.resolved_corpus_dir,
+    )

@@ -51,7 +51,7 @@ def export_meta(
     """Title (the draft's own on its facts, else `title`: the document type's), matter and
     client from the form (the header the Draft page gives the same draft), the document's
     date, author and date of the version."""
-    from app.drafting.context import stored_context
+    from app.drafting.logged import stored_context
 
     context = stored_context(generation, settings)
     return ExportMeta(

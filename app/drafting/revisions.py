@@ -93,7 +93,7 @@ def save_revision(
     revision than that raises RevisionConflict (naming it and who saved it): a save never
     silently drops another tab's or another lawyer's revision."""
     from app.drafting.checking import check
-    from app.drafting.context import stored_context
+    from app.drafting.logged import stored_context
 
     stored = reopen(generation_id, session=session, actor=actor)
     _check_editable(actor, stored)

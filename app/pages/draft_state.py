@@ -137,8 +137,7 @@ def _fill_form(opened: Reopened) -> None:
 
 def _result(opened: Reopened) -> DraftResult:
     """The page's result for a logged generation, as the page showed it when it was drafted."""
-    from app.drafting.context import stored_context
-    from app.drafting.logged import logged_outcome, logged_values
+    from app.drafting.logged import logged_outcome, logged_values, stored_context
     from app.drafting.notes import DraftNotes
     from app.pages.draft_run import DraftRequest, DraftResult
 

@@ -2,7 +2,7 @@
 
 A drafter proposes the paragraphs a lawyer changed or wrote in a saved revision of an outline
 draft as clauses of the firm's library, one per generated part (the plan of the draft's logged
-context, app.drafting.context.logged_context, tells which part each paragraph belongs to), with
+context, app.drafting.logged.logged_context, tells which part each paragraph belongs to), with
 the form's values turned back into placeholders so that the clause generalizes. Only an admin
 approves or rejects (checked here, not only in the UI). Proposing and approving run the same
 checks as the shipped clauses (app/outline/clause_checks.py: part, conditions, placeholders,
@@ -262,9 +262,9 @@ def split_parts(text: str, steps: Sequence[Step]) -> dict[int, str]:
 def _draft_context(
     stored: StoredGeneration, lib: TypeLibrary, settings: Settings
 ) -> tuple[DraftContext, OutlinePlan]:
-    """The logged draft's context (app.drafting.context.logged_context: its values, its route
+    """The logged draft's context (app.drafting.logged.logged_context: its values, its route
     decided once), as the page and a saved revision's check have it, and its outline plan."""
-    from app.drafting.context import logged_context
+    from app.drafting.logged import logged_context
     from app.drafting.notes import DraftNotes
 
     context = logged_context(
