@@ -11,7 +11,7 @@ from app.domain import GenerationStatus, Role, describe
 from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
 from app.pages import history_actions, precedents_view, revisions_view
-from app.pages.findings_view import show_findings, show_stats, show_text
+from app.pages.findings_view import show_stats, text_and_findings
 from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import GenerationSummary, StoredGeneration, User
@@ -78,11 +78,7 @@ def _show(stored: StoredGeneration, user: User) -> None:
         st.error(plain(record.error_message))
     show_stats(logged_stats(record))
     findings = list(stored_findings(record.findings))
-    left, right = st.columns([3, 2])
-    with left:
-        show_text(record.output_text, findings)
-    with right:
-        show_findings(findings)
+    text_and_findings(record.output_text, findings)
     st.caption(
         tr(
             "history.template",

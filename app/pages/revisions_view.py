@@ -10,7 +10,7 @@ import streamlit as st
 
 from app.domain import Role, describe
 from app.i18n import t
-from app.pages.findings_view import show_findings, show_text
+from app.pages.findings_view import text_and_findings
 from app.pages.ui_state import current_user, db_session, lang, library, settings, tr
 from audit.domain import StoredGeneration, User
 
@@ -346,12 +346,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
         with st.expander(tr("revisions.text")):
             from app.drafting.logged import stored_findings
 
-            findings = list(stored_findings(revision.findings))
-            left, right = st.columns([3, 2])
-            with left:
-                show_text(revision.text, findings)
-            with right:
-                show_findings(findings)
+            text_and_findings(revision.text, list(stored_findings(revision.findings)))
     _downloads(stored, revision)
     return revision
 
