@@ -118,7 +118,7 @@ def _measure_writing(settings: Settings, base_url: str, stopping: threading.Even
 
         try:
             found = measure_endpoint(name, settings=served, progress=step)
-        except Exception as exc:  # one line, never a traceback; drafts go on assembling
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback; drafts go on assembling
             if not stopping.is_set():
                 print("  " + cli_text("cli.run.measure_failed", detail=describe(exc)), flush=True)
             return

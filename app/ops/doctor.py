@@ -196,7 +196,7 @@ def _special_checks(t: TokenizerInfo, d: TokenizerInfo) -> list[Check]:
                 + ("" if ok else "：不一致"),
                 f"special token {role}: {a[0] or '?'}={a[1]} vs {b[0] or '?'}={b[1]}"
                 + ("" if ok else ": differ"),
-            )  # fmt: skip
+            )
         )
     return out
 

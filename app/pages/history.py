@@ -106,7 +106,7 @@ def _open(user: User, generation_id: int) -> None:
     except (LookupError, PermissionError):
         st.warning(tr("history.not_found"))
         return
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
     _show(stored, user)
@@ -128,7 +128,7 @@ def render() -> None:
     )
     try:
         page = _search(user, text.strip(), party.strip(), status)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
     rows = list(page.items)

@@ -122,7 +122,7 @@ def render() -> None:
     try:
         with db_session() as session:
             everything = studies.list_studies(session=session, actor=user)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     if not everything:
@@ -141,7 +141,7 @@ def render() -> None:
     except ResultsLocked:
         st.info(tr("results.locked"))
         return
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     _report(report)

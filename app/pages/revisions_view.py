@@ -143,7 +143,7 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
             saved = revisions.save_revision(
                 gid, text, settings=settings(), session=session, actor=user, base_revision=base
             )
-    except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
+    except Exception as exc:  # noqa: BLE001 - a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
     _bases()[gid] = (saved.number, text)
@@ -290,7 +290,7 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
             meta=meta,
             style=style,
         )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))
         return
     cols[1].download_button(
@@ -374,7 +374,7 @@ def approve_button(result: DraftResult, text: str) -> None:
                 actor=user,
                 revision_id=chosen[1],
             )
-    except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
+    except Exception as exc:  # noqa: BLE001 - empty draft, no permission, disk full: say so, keep the text
         st.error(tr("draft.approve_failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("draft.approved", file=approval.path.name))

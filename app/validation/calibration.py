@@ -211,7 +211,7 @@ CASE_CLASSES: dict[str, tuple[str, ...]] = {
     "surface": ("citation.content_mismatch", "citation.not_a_provision", "citation.renumbered"),
     "short_names": ("citation.content_mismatch", "citation.unknown_statute",
                     "citation.figure_mismatch", "citation.renumbered"),
-    "passage": tuple(code for code, _ in CAPABILITIES.values()) + (
+    "passage": (*(code for code, _ in CAPABILITIES.values()),
         "citation.figure_mismatch", "citation.actor_mismatch", "citation.condition_mismatch",
         "citation.negates_duty", "citation.rule_elsewhere"),
 }  # fmt: skip
