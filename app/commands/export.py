@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from app.prompts import DocType
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help=cli_text("cli.export.export.help"),

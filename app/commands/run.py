@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from app.context import Context
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="start the embedded model server and the app")
     p.add_argument(
         "--app-port", type=inputs.port, default=None, help="Streamlit port (default 8501)"

@@ -111,7 +111,7 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
         if number_format in WHOLE_NUMBER_FORMATS
         else alt.Axis(format=number_format)
     )
-    return (
+    chart: alt.LayerChart | alt.Chart = (
         alt.Chart(data)
         .mark_line(point=True)
         .encode(
@@ -125,6 +125,7 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
             color=alt.Color("series:N", title=None, legend=alt.Legend(orient="top")),
         )
     )
+    return chart
 
 
 @st.fragment(run_every=5)

@@ -67,7 +67,8 @@ def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
         .encode(x="dimension:N", xOffset="arm:N", y="low:Q", y2="high:Q")
     )
     scale_edges = alt.Chart(pd.DataFrame({"edge": list(SCALE)})).mark_rule(strokeDash=[4, 4])
-    return bars + whiskers + scale_edges.encode(y="edge:Q")
+    chart: alt.LayerChart = bars + whiskers + scale_edges.encode(y="edge:Q")
+    return chart
 
 
 def _report(report: StudyReport) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
 from app.validation.checker import check
 from app.validation.citations import parse_citations
@@ -279,7 +280,9 @@ def load_cases(path: Path) -> list[Case]:
     return cases
 
 
-def run_case(case: Case, catalogue: Catalogue, store: TextStore) -> tuple[list, list]:
+def run_case(
+    case: Case, catalogue: Catalogue, store: TextStore
+) -> tuple[list[Finding], list[Citation]]:
     """(findings, citations) of the whole check on one case: on its given date, else on the
     date it speaks from, else on the date the set was written against."""
     result = check(
