@@ -18,7 +18,6 @@ is checked before it commits.
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -35,15 +34,6 @@ from audit.files import open_stream, private_path, refuse_link
 from audit.storable import normalise_on_flush
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-# every module that declares tables on audit.models.Base (a missing one is skipped)
-MODEL_MODULES = (
-    "audit.models",
-    "app.studies.tables",
-    "audit.revision_models",
-    "audit.clause_models",
-    "audit.matter_models",
-    "audit.workstate_models",
-)
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_COMPANIONS = ("-wal", "-shm", "-journal")  # the files SQLite writes beside a database
 MIGRATION_LOCK_WAIT_S = 120.0  # a migration of a big log may take a while; then give up
@@ -140,16 +130,12 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 def all_metadata() -> MetaData:
-    """Base.metadata with every table module imported (Alembic's autogenerate target)."""
-    for name in MODEL_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-    from audit.models import Base
+    """Base.metadata with every table module imported (Alembic's autogenerate target); the
+    modules are listed once, in audit/tables.py (imported when asked: an engine or a session
+    needs no table module)."""
+    from audit.tables import METADATA
 
-    return Base.metadata
+    return METADATA
 
 
 def alembic_config(

@@ -29,7 +29,7 @@ from app.commands.check import format_text  # noqa: E402
 from app.validation import (  # noqa: E402
     check,
     load_catalogue,
-    statements,  # noqa: E402
+    statements,
 )
 from app.validation import content as content_stage  # noqa: E402
 from app.validation.calibration import (  # noqa: E402

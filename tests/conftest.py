@@ -121,7 +121,7 @@ def _postgres_problem(url: str) -> str | None:
     try:
         with engine.connect() as conn:
             conn.execute(text("SELECT 1"))
-    except Exception as exc:  # any failure means: skip, and say why
+    except Exception as exc:  # noqa: BLE001 - any failure means: skip, and say why
         return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
     finally:
         engine.dispose()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from app.context import Context
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "cite",
         help=cli_text("cli.cite.cite.help"),

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 BAD_INPUT = 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "clauses",
         help=cli_text("cli.clauses.help"),

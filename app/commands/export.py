@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from app.prompts import DocType
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
         help=cli_text("cli.export.export.help"),
@@ -95,7 +96,9 @@ def _output_path(args: argparse.Namespace) -> Path:
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.commands.cite import parse_date
-    from app.export import ExportError, ExportMeta, cited_articles_of, draft_to_docx
+    from app.drafting.context import export_header
+    from app.drafting.revision_export import header_meta
+    from app.export import ExportError, cited_articles_of, draft_to_docx
     from app.export.docx_writer import client_copy_docx, default_reference
     from app.validation import CatalogueError
 
@@ -127,16 +130,14 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
         if result is not None and args.cited_articles
         else ()
     )
-    meta = ExportMeta(
+    header = export_header(doc_type, {})  # the type's cover; client and matter as given
+    meta = header_meta(
+        replace(header, client=args.client, matter_ref=args.matter),
         title=title,  # empty: the draft's own title line
-        matter_ref=args.matter,
-        client=args.client,
+        doc_date=day,
         author=args.author,
         generation_id=args.generation_id,
         template_hash=args.template_hash,
-        doc_date=day,
-        cover_label=doc_type.cover_label if doc_type is not None else "",
-        subtitle=doc_type.cover_subtitle if doc_type is not None else "",
     )
     try:
         if args.client_copy:

@@ -76,7 +76,8 @@ def _stdin() -> str:
     if len(data) > MAX_INPUT_BYTES:
         raise _too_large("标准输入", "Standard input")
     try:
-        return data.decode("utf-8-sig")
+        decoded: str = data.decode("utf-8-sig")
+        return decoded
     except UnicodeDecodeError as exc:
         raise InputError("标准输入不是 UTF-8 文本", "Standard input is not UTF-8 text") from exc
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from audit.domain import GenerationSummary, User
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("matter", help=cli_text("cli.matter.help"))
     actions = p.add_subparsers(dest="action", required=True)
     for name in ("create", "update"):

@@ -33,7 +33,7 @@ def _capacity_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help=cli_text("cli.ops.json"))
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doc = sub.add_parser(
         "doctor",
         help=cli_text("cli.ops.doctor.help"),

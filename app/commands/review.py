@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from audit.domain import User
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("review", help=cli_text("cli.docreview.help"),
                        description=cli_text("cli.docreview.help"))  # fmt: skip
     p.add_argument("path", help=cli_text("cli.docreview.path"))

@@ -39,7 +39,7 @@ def _one_line_error(parser: argparse.ArgumentParser) -> Any:
     return error
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "route",
         help=cli_text("cli.route.route.help"),
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help=cli_text("cli.route.format")
     )
-    p.error = _one_line_error(p)
+    p.error = _one_line_error(p)  # type: ignore[method-assign]  # a usage error in one line
     p.set_defaults(func=handle)
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from app.context import Context
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="start the embedded model server and the app")
     p.add_argument(
         "--app-port", type=inputs.port, default=None, help="Streamlit port (default 8501)"
@@ -118,7 +118,7 @@ def _measure_writing(settings: Settings, base_url: str, stopping: threading.Even
 
         try:
             found = measure_endpoint(name, settings=served, progress=step)
-        except Exception as exc:  # one line, never a traceback; drafts go on assembling
+        except Exception as exc:  # noqa: BLE001 - one line, never a traceback; drafts go on assembling
             if not stopping.is_set():
                 print("  " + cli_text("cli.run.measure_failed", detail=describe(exc)), flush=True)
             return

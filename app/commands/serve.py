@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from app.context import Context
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
         help=cli_text("cli.serve.serve.help"),

@@ -28,6 +28,7 @@ from audit.revisions import StoredRevision
 
 if TYPE_CHECKING:
     from app.config import Settings
+    from app.drafting.context import ExportHeader
 
 
 def file_name(
@@ -45,6 +46,34 @@ def file_name(
     )
 
 
+def header_meta(
+    header: ExportHeader,
+    *,
+    title: str,
+    doc_date: dt.date | None,
+    author: str = "",
+    created: dt.datetime | None = None,
+    generation_id: str | int | None = None,
+    template_hash: str = "",
+) -> ExportMeta:
+    """The one way an export's metadata is made, for the Draft page, History and `lexspec
+    export`: `title` (the document type's; empty: the draft's own title line), the header's
+    client, matter and official cover, the document's date, who wrote the version and when
+    (None: now), and the generation and template it came from."""
+    return ExportMeta(
+        title=title,
+        matter_ref=header.matter_ref,
+        client=header.client,
+        author=author,
+        created=created,
+        generation_id=generation_id,
+        template_hash=template_hash,
+        doc_date=doc_date,
+        cover_label=header.cover_label,
+        subtitle=header.subtitle,
+    )
+
+
 def export_meta(
     generation: StoredGeneration, revision: StoredRevision | None, *, title: str, settings: Settings
 ) -> ExportMeta:
@@ -54,17 +83,14 @@ def export_meta(
     from app.drafting.logged import stored_context
 
     context = stored_context(generation, settings)
-    return ExportMeta(
+    return header_meta(
+        context.header,
         title=context.title or title,
-        matter_ref=context.header.matter_ref,
-        client=context.header.client,
+        doc_date=context.doc_date,
         author=revision.user_name if revision else generation.record.user_name,
         created=revision.created_at if revision else generation.created_at,
         generation_id=generation.id,
         template_hash=generation.record.template_hash,
-        doc_date=context.doc_date,
-        cover_label=context.header.cover_label,
-        subtitle=context.header.subtitle,
     )
 
 

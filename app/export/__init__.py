@@ -3,4 +3,4 @@
 from app.export.cited import CitedArticle, cited_articles_of
 from app.export.docx_writer import ExportError, ExportMeta, draft_to_docx
 
-__all__ = ["CitedArticle", "cited_articles_of", "ExportError", "ExportMeta", "draft_to_docx"]
+__all__ = ["CitedArticle", "ExportError", "ExportMeta", "cited_articles_of", "draft_to_docx"]

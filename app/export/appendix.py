@@ -84,7 +84,7 @@ def add_appendix(doc: DocxDocument, text: str, findings: Sequence[Finding]) -> T
     doc.add_paragraph(labels.APPENDIX_TITLE, style="Heading 1")
     doc.add_paragraph(labels.APPENDIX_INTRO).paragraph_format.space_after = Pt(8)
     ordered = sorted(findings, key=lambda f: (f.start, f.end, f.code))
-    table = doc.add_table(rows=len(ordered) + 1, cols=len(labels.APPENDIX_HEADERS))
+    table: Table = doc.add_table(rows=len(ordered) + 1, cols=len(labels.APPENDIX_HEADERS))
     table.style = "Table Grid"
     table.autofit = False  # fixed layout: the widths below hold in Word and LibreOffice
     _fill(table, 0, labels.APPENDIX_HEADERS, header=True)

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.domain import Bilingual
 
@@ -72,9 +73,10 @@ def _token_text(value: object) -> str | None:
     return str(value) if value is not None else None
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
     except (OSError, json.JSONDecodeError) as exc:
         raise DoctorError(str(Bilingual("无法读取", f"cannot read {path.name}: {exc}"))) from exc
 
@@ -196,7 +198,7 @@ def _special_checks(t: TokenizerInfo, d: TokenizerInfo) -> list[Check]:
                 + ("" if ok else "：不一致"),
                 f"special token {role}: {a[0] or '?'}={a[1]} vs {b[0] or '?'}={b[1]}"
                 + ("" if ok else ": differ"),
-            )  # fmt: skip
+            )
         )
     return out
 

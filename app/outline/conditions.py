@@ -70,7 +70,7 @@ class Test:
             number = _number(actual)
             if number is None:
                 return False
-            return number >= self.value if self.op == "at_least" else number < self.value
+            return bool(number >= self.value if self.op == "at_least" else number < self.value)
         matches = any(_same(actual, v) for v in self.value)
         return not matches if self.op == "not" else matches
 

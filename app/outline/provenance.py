@@ -211,7 +211,7 @@ def truncation_lines(
             lang,
             part=names.get(p.index, p.index + 1),
             budget=p.budget,
-        )  # fmt: skip
+        )
         for p in parts
         if p.status == GenerationStatus.TRUNCATED
     ]

@@ -17,7 +17,7 @@ def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
     data = pd.DataFrame(
         {"position": list(range(1, len(rates) + 1)), "rate": [float(r) for r in rates]}
     )
-    return (
+    chart: alt.Chart = (
         alt.Chart(data)
         .mark_bar()
         .encode(
@@ -40,3 +40,4 @@ def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
             ],
         )
     )
+    return chart

@@ -53,7 +53,7 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
     try:
         with db_session() as session:
             studies.submit_verdict(draft.token, verdict, session=session, actor=reviewer)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.failed", detail=describe(exc).text(lang())))
         return
     st.session_state["review.flash"] = tr("review.submitted")
@@ -86,7 +86,7 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
     try:
         with db_session() as session:
             studies.submit_preference(pair.drafts[0].token, choice, session=session, actor=reviewer)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.failed", detail=describe(exc).text(lang())))
         return
     st.session_state["review.flash"] = tr("review.preference_saved")
@@ -154,7 +154,7 @@ def render() -> None:
         st.success(flash)
     try:
         loaded = _load(user)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.load_failed", detail=describe(exc).text(lang())))
         return
     if loaded is None or not loaded[1]:

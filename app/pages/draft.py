@@ -22,7 +22,7 @@ from app.outline.provenance import (
     truncation_lines,
 )
 from app.pages import draft_run, draft_state, matter_panel, revisions_view, route_panel
-from app.pages.findings_view import show_findings, show_stats, show_text
+from app.pages.findings_view import show_stats, text_and_findings
 from app.pages.plain_text import plain
 from app.pages.ui_state import (
     chosen_endpoint,
@@ -278,12 +278,13 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
     edited = revisions_view.editor(result)  # the newest saved revision, else the model's text
     revisions_view.save_button(result, edited)
     check = draft_run.check_text(context, edited)
-    left, right = st.columns([3, 2])
-    with left:
-        st.markdown(f"**{tr('draft.highlighted')}**")
-        show_text(edited, check.findings)
-    with right:
-        show_findings(check.findings, citations=check.citations, on=context.doc_date)
+    text_and_findings(
+        edited,
+        check.findings,
+        citations=check.citations,
+        on=context.doc_date,
+        heading=tr("draft.highlighted"),
+    )
     draft_run.download_buttons(result, edited, check, user_name)
     revisions_view.approve_button(result, edited)
 

@@ -55,7 +55,7 @@ def restore(user: User) -> None:
     try:
         with db_session() as session:
             state = workstate.load(session=session, actor=user)
-    except Exception as exc:  # the page still works; say why the form is empty
+    except Exception as exc:  # noqa: BLE001 - the page still works; say why the form is empty
         st.warning(tr("workstate.load_failed", detail=describe(exc).text(lang())))
         return
     if state is not None:
@@ -103,7 +103,7 @@ def _open(user: User, generation_id: int, revision_id: int | None, *, kept: bool
             opened = workstate.reopen_for_editing(
                 generation_id, revision_id, session=session, actor=user, newest=kept, base=base
             )
-    except Exception as exc:  # gone, not theirs, database down: the form stays as it is
+    except Exception as exc:  # noqa: BLE001 - gone, not theirs, database down: the form stays as it is
         st.warning(tr("workstate.open_failed", id=generation_id, detail=describe(exc).text(lang())))
         return
     result, latest = _result(opened), opened.latest
@@ -214,7 +214,7 @@ def keep(user: User, doc_type: DocType) -> None:
     try:
         with db_session() as session:
             workstate.save(state, session=session, actor=user)
-    except Exception as exc:  # the page keeps working; the next change tries again
+    except Exception as exc:  # noqa: BLE001 - the page keeps working; the next change tries again
         st.caption(tr("workstate.keep_failed", detail=describe(exc).text(lang())))
         return
     st.session_state[LAST] = state

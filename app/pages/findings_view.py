@@ -1,6 +1,6 @@
 """Showing a draft with its findings: highlighted text, the findings list, the numbers.
 
-Shared by the Draft and History pages. All user/model text is HTML-escaped; only the
+Shared by the Draft and History pages and the revisions view. All user/model text is HTML-escaped; only the
 <mark> wrappers we add are markup.
 """
 
@@ -61,6 +61,25 @@ def show_text(
 ) -> None:
     """Draw the highlighted draft into `target` (a placeholder) or the page."""
     (target or st).html(highlight_html(text, findings, lang()))
+
+
+def text_and_findings(
+    text: str,
+    findings: Sequence[Finding],
+    *,
+    citations: Sequence[Citation] = (),
+    on: dt.date | None = None,
+    heading: str | None = None,
+) -> None:
+    """A draft beside its findings: the highlighted text (under `heading`, if any) on the
+    left, the findings panel (with `citations` as of `on`) on the right."""
+    left, right = st.columns([3, 2])
+    with left:
+        if heading is not None:
+            st.markdown(f"**{heading}**")
+        show_text(text, findings)
+    with right:
+        show_findings(findings, citations=citations, on=on)
 
 
 def show_findings(

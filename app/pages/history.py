@@ -11,7 +11,7 @@ from app.domain import GenerationStatus, Role, describe
 from app.drafting.logged import logged_stats, stored_findings
 from app.i18n import t
 from app.pages import history_actions, precedents_view, revisions_view
-from app.pages.findings_view import show_findings, show_stats, show_text
+from app.pages.findings_view import show_stats, text_and_findings
 from app.pages.plain_text import plain
 from app.pages.ui_state import db_session, lang, library, require_user, tr
 from audit.domain import GenerationSummary, StoredGeneration, User
@@ -78,11 +78,7 @@ def _show(stored: StoredGeneration, user: User) -> None:
         st.error(plain(record.error_message))
     show_stats(logged_stats(record))
     findings = list(stored_findings(record.findings))
-    left, right = st.columns([3, 2])
-    with left:
-        show_text(record.output_text, findings)
-    with right:
-        show_findings(findings)
+    text_and_findings(record.output_text, findings)
     st.caption(
         tr(
             "history.template",
@@ -110,7 +106,7 @@ def _open(user: User, generation_id: int) -> None:
     except (LookupError, PermissionError):
         st.warning(tr("history.not_found"))
         return
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
     _show(stored, user)
@@ -132,7 +128,7 @@ def render() -> None:
     )
     try:
         page = _search(user, text.strip(), party.strip(), status)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("history.load_failed", detail=describe(exc).text(lang())))
         return
     rows = list(page.items)

@@ -69,7 +69,7 @@ def _restore(user: User, revision: StoredRevision) -> None:
     try:
         with db_session() as session:
             saved = restore_revision(revision.id, settings=settings(), session=session, actor=user)
-    except Exception as exc:  # no permission, database down: say so, nothing changed
+    except Exception as exc:  # noqa: BLE001 - no permission, database down: say so, nothing changed
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return
     st.session_state[NOTE] = tr("history.restored", number=revision.number, new=saved.number)

@@ -4,7 +4,7 @@ history of acceptance, throughput, latency and KV-cache use, and show the advice
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import altair as alt
 import pandas as pd
@@ -111,7 +111,7 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
         if number_format in WHOLE_NUMBER_FORMATS
         else alt.Axis(format=number_format)
     )
-    return (
+    chart: alt.LayerChart | alt.Chart = (
         alt.Chart(data)
         .mark_line(point=True)
         .encode(
@@ -125,6 +125,7 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
             color=alt.Color("series:N", title=None, legend=alt.Legend(orient="top")),
         )
     )
+    return chart
 
 
 @st.fragment(run_every=5)
@@ -165,7 +166,9 @@ def _writing_quality() -> None:
         with st.status(tr("writing_quality.measuring", endpoint=name)) as status:
             bar = st.progress(0.0)
 
-            def step(done: int, total: int, type_id: str, bar: Any = bar) -> None:
+            def step(
+                done: int, total: int, type_id: str, bar: st.delta_generator.DeltaGenerator = bar
+            ) -> None:
                 bar.progress(
                     done / max(total, 1),
                     tr("writing_quality.progress", done=done, total=total, type=type_id),
@@ -173,7 +176,7 @@ def _writing_quality() -> None:
 
             try:
                 found = measure_endpoint(name, settings=settings(), progress=step, again=True)
-            except Exception as exc:  # a failure is shown, never a traceback
+            except Exception as exc:  # noqa: BLE001 - a failure is shown, never a traceback
                 status.update(state="error")
                 st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))
                 continue

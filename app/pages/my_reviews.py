@@ -68,7 +68,7 @@ def render() -> None:
     st.caption(tr("my_reviews.intro"))
     try:
         rows = _rows(user)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.load_failed", detail=describe(exc).text(lang())))
         return
     if not rows:

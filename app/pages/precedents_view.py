@@ -63,7 +63,7 @@ def _candidate(user: User, cand: Candidate, n: int) -> None:
         try:
             with db_session() as session:
                 row = firm_clauses.propose(draft, settings=settings(), session=session, actor=user)
-        except Exception as exc:  # refused, no permission, database down
+        except Exception as exc:  # noqa: BLE001 - refused, no permission, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
             return
         st.success(tr("precedents.proposed", id=row.id))
@@ -87,7 +87,7 @@ def _decide(user: User, row: StoredFirmClause, where: str = "precedents") -> Non
             with db_session() as session:
                 done = firm_clauses.reject(row.id, note=str(note), session=session, actor=user)
             st.success(tr("precedents.rejected", clause=done.clause_id))
-    except Exception as exc:  # refused by the checks, decided meanwhile, database down
+    except Exception as exc:  # noqa: BLE001 - refused by the checks, decided meanwhile, database down
         st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
 
 
@@ -118,7 +118,7 @@ def pending_list(user: User) -> None:
     try:
         with db_session() as session:
             waiting = firm_clauses.pending(session=session)
-    except Exception as exc:  # database down: say so, History still works
+    except Exception as exc:  # noqa: BLE001 - database down: say so, History still works
         st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
         return
     if not waiting:
@@ -155,7 +155,7 @@ def proposals(user: User, revision: StoredRevision) -> None:
                 made = firm_clauses.from_revision(revision.id, session=session)
             if not found:
                 st.info(tr("precedents.none"))
-        except Exception as exc:  # a free-form draft, an outline changed since, no permission
+        except Exception as exc:  # noqa: BLE001 - a free-form draft, an outline changed since, no permission
             st.info(tr("precedents.failed", detail=describe(exc).text(lang())))
         for n, cand in enumerate(found):
             if not _earlier(cand, made):

@@ -67,7 +67,8 @@ def results_chart(report: StudyReport, ui_lang: str) -> alt.LayerChart | None:
         .encode(x="dimension:N", xOffset="arm:N", y="low:Q", y2="high:Q")
     )
     scale_edges = alt.Chart(pd.DataFrame({"edge": list(SCALE)})).mark_rule(strokeDash=[4, 4])
-    return bars + whiskers + scale_edges.encode(y="edge:Q")
+    chart: alt.LayerChart = bars + whiskers + scale_edges.encode(y="edge:Q")
+    return chart
 
 
 def _report(report: StudyReport) -> None:
@@ -122,7 +123,7 @@ def render() -> None:
     try:
         with db_session() as session:
             everything = studies.list_studies(session=session, actor=user)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     if not everything:
@@ -141,7 +142,7 @@ def render() -> None:
     except ResultsLocked:
         st.info(tr("results.locked"))
         return
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
         return
     _report(report)

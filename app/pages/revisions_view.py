@@ -10,7 +10,7 @@ import streamlit as st
 
 from app.domain import Role, describe
 from app.i18n import t
-from app.pages.findings_view import show_findings, show_text
+from app.pages.findings_view import text_and_findings
 from app.pages.ui_state import current_user, db_session, lang, library, settings, tr
 from audit.domain import StoredGeneration, User
 
@@ -143,7 +143,7 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
             saved = revisions.save_revision(
                 gid, text, settings=settings(), session=session, actor=user, base_revision=base
             )
-    except Exception as exc:  # a newer revision, unchanged, empty, no permission, database down
+    except Exception as exc:  # noqa: BLE001 - a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return None
     _bases()[gid] = (saved.number, text)
@@ -290,7 +290,7 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
             meta=meta,
             style=style,
         )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))
         return
     cols[1].download_button(
@@ -346,12 +346,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
         with st.expander(tr("revisions.text")):
             from app.drafting.logged import stored_findings
 
-            findings = list(stored_findings(revision.findings))
-            left, right = st.columns([3, 2])
-            with left:
-                show_text(revision.text, findings)
-            with right:
-                show_findings(findings)
+            text_and_findings(revision.text, list(stored_findings(revision.findings)))
     _downloads(stored, revision)
     return revision
 
@@ -379,7 +374,7 @@ def approve_button(result: DraftResult, text: str) -> None:
                 actor=user,
                 revision_id=chosen[1],
             )
-    except Exception as exc:  # empty draft, no permission, disk full: say so, keep the text
+    except Exception as exc:  # noqa: BLE001 - empty draft, no permission, disk full: say so, keep the text
         st.error(tr("draft.approve_failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("draft.approved", file=approval.path.name))

@@ -82,7 +82,7 @@ def signed_in_user() -> User | None:
                 checked = sessions.restore(
                     token or "", key=_key(), now=now, idle_s=_idle_s(), session=session
                 )
-    except Exception as exc:  # database unreachable: the page says so; the session is not ended
+    except Exception as exc:  # noqa: BLE001 - database unreachable: the page says so; the session is not ended
         log.warning("session not re-checked: %s", exc)
         return user
     if checked.user is None:
@@ -155,6 +155,6 @@ def sign_out() -> None:
         try:
             with db_session() as session:
                 sessions.end_everywhere(user, session=session)
-        except Exception:  # database down: this browser still forgets the user and the cookie
+        except Exception:  # noqa: BLE001 - database down: this browser still forgets the user and the cookie
             pass
     end(None)

@@ -30,7 +30,7 @@ def _sign_in_form() -> None:
     except accounts.SignInError as exc:
         st.error(plain(exc.message(lang())))
         return
-    except Exception as exc:  # database unreachable etc.: a message, never a traceback
+    except Exception as exc:  # noqa: BLE001 - database unreachable etc.: a message, never a traceback
         st.error(tr("auth.failed", detail=describe(exc).text(lang())))
         return
     accounts.remember(st.session_state, user)
@@ -54,7 +54,7 @@ def _change_password_form(user: User) -> None:
     try:
         with db_session() as session:
             updated = accounts.change_password(old, new, session=session, actor=user)
-    except Exception as exc:  # too short, wrong old password, ...: the service explains
+    except Exception as exc:  # noqa: BLE001 - too short, wrong old password, ...: the service explains
         st.error(plain(describe(exc).text(lang())))
         return
     accounts.remember(st.session_state, updated)

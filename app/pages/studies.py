@@ -172,7 +172,7 @@ def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
     try:
         with db_session() as session:
             study = studies.create_study(spec, session=session, settings=settings(), actor=actor)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.created", id=study.id))
@@ -203,7 +203,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
                     settings=settings(),
                     actor=require_user(Role.ADMIN),
                 )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
             st.error(tr("studies.failed", detail=describe(exc).text(lang())))
             return
         st.info(plain(plan.message().text(lang())))
@@ -272,7 +272,7 @@ def _generate(actor: User, study_id: int) -> None:
             progress=on_progress,
             actor=actor,
         )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.generated"))
@@ -324,7 +324,7 @@ def _unblind(actor: User, study: Study) -> None:
     try:
         with db_session() as session:
             studies.unblind_early(study.id, session=session, reason=reason, actor=actor)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("studies.unblind_done"))
@@ -368,5 +368,5 @@ def render() -> None:
     with existing:
         try:
             _existing(user)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
             st.error(tr("studies.load_failed", detail=describe(exc).text(lang())))

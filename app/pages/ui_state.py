@@ -179,7 +179,7 @@ def bootstrap() -> bool:
     try:
         with db_session() as session:
             password = accounts.first_run_admin(session=session)
-    except Exception as exc:  # the sign-in page reports a database that cannot be reached
+    except Exception as exc:  # noqa: BLE001 - the sign-in page reports a database that cannot be reached
         print(f"LexSpec: database not ready: {exc}", file=sys.stderr)
         return False
     if password:

@@ -28,7 +28,7 @@ def _add_form(admin: User) -> None:
             created, generated = accounts.add_user(
                 name, role, password or None, session=session, actor=admin
             )
-    except Exception as exc:  # bad name, weak password, taken name: the service explains
+    except Exception as exc:  # noqa: BLE001 - bad name, weak password, taken name: the service explains
         st.error(tr("users.failed", detail=describe(exc).text(lang())))
         return
     st.success(tr("users.added", name=created.name, role=tr(f"role.{created.role}")))
@@ -55,7 +55,7 @@ def _manage_form(admin: User, everyone: list[User]) -> None:
                 password = accounts.reset_user_password(name, session=session, actor=admin)
             else:
                 accounts.set_user_disabled(name, disable, session=session, actor=admin)
-    except Exception as exc:  # unknown user, disabling oneself: the service explains
+    except Exception as exc:  # noqa: BLE001 - unknown user, disabling oneself: the service explains
         st.error(tr("users.manage_failed", detail=describe(exc).text(lang())))
         return
     if reset:

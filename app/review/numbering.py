@@ -102,7 +102,9 @@ class Numbering:
         from docx.opc.constants import RELATIONSHIP_TYPE as RT
 
         try:  # part_related_by, not .numbering_part: that one adds a part when there is none
-            return document.part.part_related_by(RT.NUMBERING).element  # type: ignore[attr-defined]
+            part = document.part.part_related_by(RT.NUMBERING)
+            root: BaseOxmlElement = part.element  # type: ignore[attr-defined]
+            return root
         except KeyError:
             return None
 

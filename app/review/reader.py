@@ -173,7 +173,7 @@ def open_docx(data: bytes, name: str) -> DocxDocument:
     _refuse_package(data, name)
     try:
         return docx.Document(io.BytesIO(data))
-    except Exception as exc:  # noqa: BLE001 - any failure to parse is a corrupt file
+    except Exception as exc:  # any failure to parse is a corrupt file (re-raised as Refused)
         raise Refused("corrupt", name) from exc
 
 
@@ -207,7 +207,7 @@ def _read_docx(data: bytes, name: str) -> ReadDocument:
             spans.append(ParagraphSpan(index, place, offset, at, label, tuple(runs)))
             pieces.append("".join(texts))
             offset = at + 1
-    except Exception as exc:  # noqa: BLE001 - malformed parts python-docx trips on
+    except Exception as exc:  # malformed parts python-docx trips on (re-raised as Refused)
         raise Refused("corrupt", name) from exc
     text = "\n".join(pieces)
     body_end = len(text) if body_end is None else min(body_end, len(text))

@@ -15,7 +15,7 @@ from app.domain import Bilingual
 from app.serving import calibration
 from app.serving.adaptive import PassCost
 from app.serving.deadlines import KEEP_ALIVE_S, DeadlineH11
-from app.serving.drafter_registry import DRAFTERS, MODES, SpeculativeMode
+from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
 from app.serving.model import Model
@@ -36,7 +36,7 @@ class ServeOptions:
     model_path: Path
     model_name: str
     speculative: SpeculativeMode = "off"  # a name in app/serving/drafter_registry.DRAFTERS
-    num_speculative_tokens: int = 8
+    num_speculative_tokens: int = DEFAULT_DRAFT_TOKENS  # Settings' default, the one definition
     draft_model_path: Path | None = None
     prompts_dir: Path | None = None
     corpus_dir: Path | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Sequence
+from typing import ClassVar
 
 LATENCY_BUCKETS = (
     0.001,
@@ -66,7 +67,7 @@ def _fmt(v: float) -> str:
 class Metrics:
     """The embedded server's counters, gauges and histograms (thread-safe)."""
 
-    COUNTERS = {
+    COUNTERS: ClassVar[dict[str, str]] = {
         "vllm:spec_decode_num_drafts": "Number of spec decoding drafts.",
         "vllm:spec_decode_num_draft_tokens": "Number of draft tokens.",
         "vllm:spec_decode_num_accepted_tokens": "Number of accepted tokens.",
@@ -78,12 +79,12 @@ class Metrics:
         "vllm:request_success": "Count of successfully processed requests.",
     }
     LABELLED = ("vllm:spec_decode_num_accepted_tokens_per_pos", "vllm:request_success")
-    GAUGES = {
+    GAUGES: ClassVar[dict[str, str]] = {
         "vllm:num_requests_running": "Number of requests in model execution batches.",
         "vllm:num_requests_waiting": "Number of requests waiting to be processed.",
         "vllm:kv_cache_usage_perc": "KV-cache usage. 1 means 100 percent usage.",
     }
-    HISTOGRAMS = {
+    HISTOGRAMS: ClassVar[dict[str, tuple[str, tuple[float, ...]]]] = {
         "vllm:time_to_first_token_seconds": (
             "Histogram of time to first token in seconds.",
             LATENCY_BUCKETS,
@@ -161,7 +162,7 @@ class Metrics:
         out, cum = [], 0
         for le, c in zip([*map(str, buckets), "+Inf"], counts, strict=True):
             cum += c
-            out.append(f"{name}_bucket{_fmt_labels(self.base + (('le', le),))} {_fmt(cum)}")
+            out.append(f"{name}_bucket{_fmt_labels((*self.base, ('le', le)))} {_fmt(cum)}")
         out.append(f"{name}_sum{_fmt_labels(self.base)} {_fmt(total[0])}")
         out.append(f"{name}_count{_fmt_labels(self.base)} {_fmt(cum)}")
         return out

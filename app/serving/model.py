@@ -27,10 +27,10 @@ from typing import Any
 # llama.cpp's library is loaded by the import below.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import jinja2  # noqa: E402
-import llama_cpp  # noqa: E402
-import numpy as np  # noqa: E402
-from llama_cpp.llama_chat_format import (  # noqa: E402
+import jinja2
+import llama_cpp
+import numpy as np
+from llama_cpp.llama_chat_format import (
     ChatFormatterResponse,
     Jinja2ChatFormatter,
 )

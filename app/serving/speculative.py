@@ -22,6 +22,7 @@ from app.serving.adaptive import (
     plan,
     time_passes,
 )
+from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS
 from app.serving.drafters import Draft, Drafter
 from app.serving.model import MAX_INVARIANT_ROWS, Model
 from app.serving.sampling import SamplingParams, next_token, verify
@@ -98,7 +99,7 @@ class Engine:
         model: Model,
         drafter: Drafter | None = None,
         *,
-        k_max: int = 8,
+        k_max: int = DEFAULT_DRAFT_TOKENS,
         adaptive: bool = True,
         draft_cost: float = 0.0,
     ) -> None:

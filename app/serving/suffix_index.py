@@ -82,7 +82,7 @@ class SuffixAutomaton:
 class Matcher:
     """Tracks the longest suffix of a context (fed token by token) that occurs in the corpus."""
 
-    __slots__ = ("sam", "state", "length")
+    __slots__ = ("length", "sam", "state")
 
     def __init__(self, sam: SuffixAutomaton) -> None:
         self.sam = sam

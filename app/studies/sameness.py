@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from app.studies.domain import ItemStatus, Study, StudyItem
+from app.studies.domain import Study, StudyItem
+from audit.vocabulary import ItemStatus
 
 
 @dataclass(frozen=True)

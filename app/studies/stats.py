@@ -84,9 +84,9 @@ def wilcoxon_signed_rank(differences: Sequence[float]) -> SignedRank:
         return SignedRank(0, 0.0, 1.0)
     ranks = rankdata(np.abs(d))  # ties share the average of their positions
     w_plus = float(ranks[d > 0].sum())
-    doubled = [int(round(2 * r)) for r in ranks]
+    doubled = [round(2 * r) for r in ranks]  # NumPy's round of a float gives an int
     dist = signed_rank_null(doubled)
-    observed = int(round(2 * w_plus))
+    observed = round(2 * w_plus)
     lower = float(dist[: observed + 1].sum())
     upper = float(dist[observed:].sum())
     return SignedRank(int(d.size), w_plus, min(1.0, 2 * min(lower, upper)))
@@ -313,7 +313,7 @@ def bradley_terry(
     """
     wins = _win_matrix(comparisons, arms)
     total_wins = wins.sum(axis=1)
-    counted = [int(round(p)) for p in (wins + wins.T).sum(axis=1)]
+    counted = [round(p) for p in (wins + wins.T).sum(axis=1)]
     estimable = len(arms) >= 2 and _strongly_connected(wins)
     if not estimable and (len(arms) < 2 or not comparisons):
         return Ranking(

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
 from app.validation.checker import check
 from app.validation.citations import parse_citations
@@ -211,7 +212,7 @@ CASE_CLASSES: dict[str, tuple[str, ...]] = {
     "surface": ("citation.content_mismatch", "citation.not_a_provision", "citation.renumbered"),
     "short_names": ("citation.content_mismatch", "citation.unknown_statute",
                     "citation.figure_mismatch", "citation.renumbered"),
-    "passage": tuple(code for code, _ in CAPABILITIES.values()) + (
+    "passage": (*(code for code, _ in CAPABILITIES.values()),
         "citation.figure_mismatch", "citation.actor_mismatch", "citation.condition_mismatch",
         "citation.negates_duty", "citation.rule_elsewhere"),
 }  # fmt: skip
@@ -279,7 +280,9 @@ def load_cases(path: Path) -> list[Case]:
     return cases
 
 
-def run_case(case: Case, catalogue: Catalogue, store: TextStore) -> tuple[list, list]:
+def run_case(
+    case: Case, catalogue: Catalogue, store: TextStore
+) -> tuple[list[Finding], list[Citation]]:
     """(findings, citations) of the whole check on one case: on its given date, else on the
     date it speaks from, else on the date the set was written against."""
     result = check(

@@ -165,7 +165,7 @@ def english_citations(
             start = ref.start if index == 0 else art.start
             end = (
                 ref.end
-                if single or index == len(ref.articles) - 1 and ref.name_start > art.end
+                if single or (index == len(ref.articles) - 1 and ref.name_start > art.end)
                 else art.end
             )
             unit = Ref(start, end, art.article, art.paragraph, art.item, (art.start, art.end))

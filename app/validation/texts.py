@@ -9,6 +9,7 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +209,7 @@ def _check_versions(versions: tuple[StatuteText, ...]) -> None:
                     f"{version.key}：条文对照 {before}→{after} 超出条文范围",
                     f"{version.key}: renumbering {before}→{after} is outside the texts",
                 )
-    for earlier, later in zip(versions, versions[1:], strict=False):
+    for earlier, later in pairwise(versions):
         if earlier.in_force_until is None or earlier.in_force_until >= later.in_force_from:
             raise StatuteTextError(
                 f"{earlier.key} 与 {later.key} 的施行期间重叠",

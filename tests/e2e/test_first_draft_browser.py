@@ -71,7 +71,7 @@ def test_the_first_draft_arrives_assembled_and_complete(fresh_run: RunningApp, p
     banner = page.get_by_text("写作方式：直接采用审定条款").first
     banner.wait_for()
     said = banner.inner_text()
-    assert "测量" in said and "不等待模型" in said or "依" in said, said
+    assert ("测量" in said and "不等待模型" in said) or "依" in said, said
     example_form(page)
     page.locator(COMPANY_INPUT).focus()  # Streamlit's English "Press Enter to apply" stays hidden
     page.locator(COMPANY_INPUT).press("End")

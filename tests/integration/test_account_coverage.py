@@ -324,7 +324,7 @@ def test_migration_0011_downgrades_unless_a_sign_out_is_chained(db_url: str) -> 
         with factory.begin() as session:
             root = session.scalar(text("SELECT id FROM users WHERE name = 'root'"))
             users.end_sessions(root, session=session)
-        with pytest.raises(RuntimeError, match="user.signed_out"):
+        with pytest.raises(RuntimeError, match=r"user\.signed_out"):
             _downgrade(engine, "0010")
         assert current_revision(engine) == head_revision()
         assert [f.table for f in _faults(factory)] == ["users"]  # eve, as before

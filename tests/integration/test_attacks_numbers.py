@@ -49,11 +49,11 @@ class _Liar(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:  # http.server's name
         model = {"id": "liar", "object": "model", "created": 0, "owned_by": "x"}
         self._json({"object": "list", "data": [{**model, "max_model_len": 1e20}]})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         if self.path.endswith("/tokenize"):
             self._json({"count": 1e300, "max_model_len": -1, "tokens": []})
@@ -102,7 +102,7 @@ def test_attack_an_endpoint_reporting_impossible_numbers_loses_no_record(
             text(
                 "SELECT prompt_tokens, completion_tokens, draft_tokens, accepted_tokens, params"
                 " FROM generations"
-            )  # fmt: skip
+            )
         ).one()
     prompt, completion, drafted, accepted, params = row
     params = json.loads(params) if isinstance(params, str) else params

@@ -233,7 +233,7 @@ def test_concurrent_writers_all_land(db_session_factory: sessionmaker[Session]) 
                     with db_session_factory() as session:
                         store.log_generation(make_record(user_name=f"w{index}"), session=session)
                         session.commit()
-        except BaseException as exc:  # surfaced in the main thread below
+        except BaseException as exc:  # noqa: BLE001 - surfaced in the main thread below
             failures.append(exc)
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(writers)]

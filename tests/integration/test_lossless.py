@@ -159,7 +159,7 @@ def test_a_prompt_reuses_the_whole_shared_prefix_and_gets_the_cold_logits() -> N
         facts = model.tokenize(text)[:300]
         first = facts + model.tokenize("请写出申报材料清单。")
         second = facts + model.tokenize("请说明评估的法律依据。")
-        shared = len(os.path.commonprefix([first, second]))
+        shared = len(os.path.commonprefix([first, second]))  # noqa: RUF071 - token ids, not text
         assert shared >= 300 and shared % MAX_INVARIANT_ROWS != 0
         with batch_sizes(model) as sizes:
             model.prefill(first)

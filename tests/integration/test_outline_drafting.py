@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import httpx
@@ -56,7 +57,7 @@ def test_outline_draft_on_the_real_server(llm_base_url: str, type_id: str) -> No
     # every later part reused all it shares with the part before it (system + facts, token by
     # token: not rounded down to a block)
     prompts = [_chat_tokens(llm_base_url, prepared.plan.messages(s, "adapt")) for s in generated]
-    shared = [len(os.path.commonprefix([a, b])) for a, b in zip(prompts, prompts[1:], strict=False)]
+    shared = [len(os.path.commonprefix([a, b])) for a, b in pairwise(prompts)]  # noqa: RUF071 - token ids
     assert all(n > 0 for n in shared) and reused >= sum(shared)
     if type_id == "cross-border-filing-guide":
         count = "自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数：1200000"

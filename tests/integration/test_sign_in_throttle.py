@@ -155,7 +155,7 @@ def test_concurrent_guesses_from_several_processes(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for _ in range(4)
     ]
     go.touch()

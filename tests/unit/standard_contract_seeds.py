@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.domain import Finding  # noqa: E402
-from app.review.contract import contract_findings  # noqa: E402
-from app.review.contract_text import Unit, official  # noqa: E402
+from app.domain import Finding
+from app.review.contract import contract_findings
+from app.review.contract_text import Unit, official
 
 KINDS = (
     "contract.item_deleted",

@@ -190,18 +190,18 @@ SCC, CBDF, SAM = "个人信息出境标准合同办法", "促进和规范数据�
                 "依照《个人信息出境标准合同办法》第三十条备案。", [{"statute": SCC, "article": 30}]
             ),
             "there is no article 30",
-        ),  # fmt: skip
+        ),
         (
             _clause("备案。", [{"statute": SCC, "article": 7, "paragraph": 1, "item": 3}]),
             "has no paragraph 1, item 3",
-        ),  # fmt: skip
+        ),
         (
             _clause(
                 "依照《中华人民共和国合同法》第六十条履行。",
                 [{"statute": "中华人民共和国合同法", "article": 60}],
             ),
             "not held in the statute texts",
-        ),  # fmt: skip
+        ),
         (_clause("甲公司应当依照《个人信息出境标准合同办法》第七条备案。"), "without declaring it"),
         (_clause("甲公司应当备案。", [{"statute": SCC, "article": 7}]), "does not cite it"),
         (_clause("{{ compny_name }}应当备案。"), "unknown placeholder(s) compny_name"),
@@ -230,7 +230,7 @@ def test_a_good_clause_passes() -> None:
             "clauses:\n"
             + "  - {id: a, part: p, text: t, author: x, approved: 2025-01-01, version: '1'}\n" * 2,
             "used twice: a",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_a_broken_clause_file_is_refused(source: str, reason: str) -> None:
@@ -353,7 +353,7 @@ def test_a_clause_signed_off_before_a_change_of_its_article_is_stale(
             "version": "1",
             "signed_off": signed_off,
             "cites": [{"statute": statute, "article": article}],
-        }  # fmt: skip
+        }
     )
     found = stale_citations(clause, dt.date.fromisoformat(today))
     assert bool(found) is stale

@@ -70,7 +70,7 @@ def test_gguf_against_hf_dir_is_incompatible() -> None:
 
 
 def test_bad_paths_give_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(DoctorError, match="tokenizer.json"):
+    with pytest.raises(DoctorError, match=r"tokenizer\.json"):
         load_tokenizer(tmp_path)
     (tmp_path / "x.bin").write_bytes(b"x")
     with pytest.raises(DoctorError, match="gguf"):

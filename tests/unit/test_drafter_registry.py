@@ -38,3 +38,17 @@ def test_each_drafter_reports_its_mode_name() -> None:
 def test_the_default_draft_length_fits_a_lossless_verify_pass() -> None:
     assert DEFAULT_DRAFT_TOKENS + 1 < MAX_INVARIANT_ROWS
     assert Settings().num_speculative_tokens == DEFAULT_DRAFT_TOKENS
+
+
+def test_the_server_and_its_engine_default_to_the_settings_draft_length() -> None:
+    """`lexspec serve` passes Settings' length; a ServeOptions or an Engine built without one
+    (benchmarks, tests) drafts the same number, not a second, older default."""
+    import inspect
+    from pathlib import Path
+
+    from app.serving.launch import ServeOptions
+    from app.serving.speculative import Engine
+
+    assert ServeOptions(Path("m.gguf"), "m").num_speculative_tokens == DEFAULT_DRAFT_TOKENS
+    k_max = inspect.signature(Engine).parameters["k_max"].default
+    assert k_max == DEFAULT_DRAFT_TOKENS

@@ -6,6 +6,7 @@ replays chunks and records every request."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,7 @@ def test_a_later_part_extends_the_conversation_of_the_earlier_ones(library) -> N
     prepared, outcome, asked = _requests(library, client, "adapt")
     assert [o.source for o in outcome.provenance if o.source != "app"] == ["adapted"] * len(asked)
     assert len(asked) >= 2
-    for before, after in zip(asked, asked[1:], strict=False):
+    for before, after in pairwise(asked):
         assert after[: len(before)] == before  # the earlier chat, unchanged, is its prefix
         answer = after[len(before)]
         assert answer["role"] == "assistant" and answer["content"] in outcome.text

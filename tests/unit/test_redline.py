@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from app.export.redline import Segment, count_changes, redline, side, to_html, tokens, word_diff
@@ -72,7 +74,7 @@ def test_both_texts_come_back_from_the_redline(old: str, new: str) -> None:
     segments = redline(old, new)
     assert side(segments, "old") == old and side(segments, "new") == new
     assert all(s.text for s in segments)
-    assert all(a.op != b.op for a, b in zip(segments, segments[1:], strict=False))
+    assert all(a.op != b.op for a, b in pairwise(segments))
 
 
 @pytest.mark.parametrize(

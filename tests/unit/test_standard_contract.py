@@ -13,7 +13,7 @@ from app.review.contract import contract_findings, looks_like_standard_contract
 from app.review.contract_text import official
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standard_contract_seeds import _facts, base, render  # noqa: E402
+from standard_contract_seeds import _facts, base, render
 
 
 def filled(seed: int = 7) -> str:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standard_contract_seeds import KINDS, corpus, evaluate  # noqa: E402
+from standard_contract_seeds import KINDS, corpus, evaluate
 
 PER_KIND = 100
 

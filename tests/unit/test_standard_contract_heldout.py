@@ -21,10 +21,10 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standard_contract_seeds import make  # noqa: E402
+from standard_contract_seeds import make
 
-from app.domain import Finding  # noqa: E402
-from app.review.contract import contract_findings  # noqa: E402
+from app.domain import Finding
+from app.review.contract import contract_findings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "standard_contract_heldout.yaml"
 KINDS = (
