@@ -42,7 +42,7 @@ def msg(key: str, lang: str, **values: object) -> str:
     return t(f"cli.draft.{key}", lang, **values)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "draft",
         help=cli_text("cli.draft.args.help"),

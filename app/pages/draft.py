@@ -166,7 +166,7 @@ def _form_changed(doc_type: DocType) -> bool:
     last = st.session_state.get(RESULT)
     if last is None:
         return False
-    return last.request.doc_type_id != doc_type.id or last.request.values != _values(doc_type)
+    return bool(last.request.doc_type_id != doc_type.id or last.request.values != _values(doc_type))
 
 
 def _pick_type() -> DocType | None:

@@ -148,7 +148,7 @@ def _begin(request: DraftRequest, user_name: str, ctx: Context) -> Drafting | No
     except ContextTooLong as exc:
         st.error(tr("draft.context_too_long", detail=describe(exc).text(lang())))
         return None
-    except Exception as exc:  # a server that is down or misconfigured: say so, offer Retry
+    except Exception as exc:  # noqa: BLE001 - a server down or misconfigured: say so, offer Retry
         _server_problem(request, exc)
         return None
 
@@ -343,7 +343,8 @@ def stream(request: DraftRequest, user_name: str) -> None:
 def download_buttons(result: DraftResult, text: str, check: CheckResult, user_name: str) -> None:
     """Download the (edited) draft as Markdown, as the review DOCX (findings as comments) and as
     the client copy (no findings, codes or appendix), named client — document — date."""
-    from app.export import ExportMeta, cited_articles_of, draft_to_docx
+    from app.drafting.revision_export import header_meta
+    from app.export import cited_articles_of, draft_to_docx
     from app.export.docx_writer import client_copy_docx, default_reference
     from app.export.naming import export_name
     from app.pages.docx_style import style_picker
@@ -362,17 +363,13 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     )
     if context is None:
         return
-    meta = ExportMeta(
+    meta = header_meta(
+        context.header,
         title=title,  # the route-conditional title
-        matter_ref=context.header.matter_ref,
-        client=client,
+        doc_date=context.doc_date,
         author=user_name,
-        created=datetime.now(),
         generation_id=result.generation_id,
         template_hash=context.prompt.template_hash,
-        doc_date=context.doc_date,
-        cover_label=context.header.cover_label,
-        subtitle=context.header.subtitle,
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
     cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
@@ -392,7 +389,7 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
             style=style,
         )
         clean = docx if official else client_copy_docx(text, meta=meta, reference=reference)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the page says the export failed, never a traceback
         cols[1].error(tr("draft.docx_failed", detail=str(exc)))
         return
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
