@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -14,6 +15,13 @@ from app.ops import process
 
 REPO = Path(__file__).resolve().parent.parent
 free_port = process.free_port
+
+
+def as_at_a_terminal() -> None:
+    """Run in a child before it starts (Popen's preexec_fn): Ctrl-C stops it as in a terminal's
+    foreground job, even when the tests themselves were started in the background, where the
+    shell ignores SIGINT and every child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @contextmanager

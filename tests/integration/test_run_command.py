@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from app.ops import process
-from tests.servers import REPO, free_port
+from tests.servers import REPO, as_at_a_terminal, free_port
 
 pytestmark = pytest.mark.integration
 
@@ -49,6 +49,7 @@ def test_run_stops_the_app_on_a_signal(
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         start_new_session=whole_group,  # its own process group, as a terminal's foreground job
+        preexec_fn=as_at_a_terminal,
     )
     try:
         process.wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, accept="ok")
