@@ -72,7 +72,8 @@ def _finding(review: Review, finding: Finding, n: int) -> None:
     icon = SEVERITY_ICON.get(finding.severity, "")
     hint = f" → {finding.suggestion}" if finding.suggestion else ""
     st.markdown(
-        f"{icon} {plain(finding.code)} · {plain(finding.bilingual.text(lang()))}{plain(hint)}"
+        f"{icon} **{tr('severity.' + finding.severity)}** — "
+        f"{plain(finding.bilingual.text(lang()))}{plain(hint)}"
     )
     passage = review.passage(finding)
     if passage is None:
@@ -81,6 +82,7 @@ def _finding(review: Review, finding: Finding, n: int) -> None:
     with st.expander(where, expanded=n < 3):
         shown = replace(finding, start=passage.start, end=passage.end)
         st.html(highlight_html(passage.text, [shown], lang()))
+        st.caption(plain(finding.code))  # the check's code, for whoever maintains the checks
 
 
 def _findings(review: Review, key: str) -> None:

@@ -62,16 +62,24 @@ def generate(page: Any, button: str = "生成") -> None:
 
 
 def click_taken(
-    page: Any, button: str, taken: str, arg: object = None, *, exact: bool = True
+    page: Any,
+    button: str,
+    taken: str,
+    arg: object = None,
+    *,
+    exact: bool = True,
+    first: bool = False,
 ) -> None:
     """Click `button` once the app's script run has ended (Streamlit marks it on stApp) and
     wait until the page has taken the click (`taken`, a JavaScript predicate of `arg`). A click
     that lands while the page is being redrawn can be lost in the browser (seen in CI: the page
     then shows nothing new and the test waits on); such a click is made once more. `exact`:
-    the button's whole name (生成, not 重新生成), else a part of it (after its icon's)."""
+    the button's whole name (生成, not 重新生成), else a part of it (after its icon's). `first`:
+    the first of several buttons of that name (the page's topmost)."""
     for attempt in range(2):
         page.wait_for_selector(IDLE)
-        page.get_by_role("button", name=button, exact=exact).click()
+        buttons = page.get_by_role("button", name=button, exact=exact)
+        (buttons.first if first else buttons).click()
         try:
             page.wait_for_function(taken, arg=arg, timeout=60_000)
             return

@@ -55,7 +55,7 @@ def test_uploads_are_reviewed_on_their_own_date_with_passages_and_downloads() ->
     assert at.title[0].value == "文件审查"
     assert any("页脚所载日期 2024-05-20" in shown(i.value) for i in at.info)
     assert any("old.doc" in shown(e.value) and ".docx" in shown(e.value) for e in at.error)
-    page = shown(" ".join(m.value for m in at.markdown))
+    page = shown(" ".join(m.value for m in [*at.markdown, *at.caption]))
     assert "citation.article_out_of_range" in page and "citation.renumbered" in page
     assert any("今日已过时" in s.value for s in at.subheader)
     passages = " ".join(h.proto.body for h in at.get("html"))
@@ -74,10 +74,10 @@ def test_the_date_can_be_overridden_and_findings_filtered() -> None:
     at.date_input(key="docreview.0.date").set_value(dt.date(2026, 6, 1)).run()
     assert not at.exception, at.exception
     assert any("date given, 2026-06-01" in shown(i.value) for i in at.info)
-    page = shown(" ".join(m.value for m in at.markdown))
+    page = shown(" ".join(m.value for m in [*at.markdown, *at.caption]))
     assert "citation.renumbered" in page  # on the date given, a finding of its own
     at.multiselect(key="docreview.0.severity").set_value(["Warning"]).run()
-    page = shown(" ".join(m.value for m in at.markdown))
+    page = shown(" ".join(m.value for m in [*at.markdown, *at.caption]))
     assert "citation.article_out_of_range" not in page and "citation.renumbered" in page
     assert len(_reviewed()) == 2  # its own date, then the date given
 
@@ -107,8 +107,8 @@ def test_a_matters_facts_are_checked_against_what_the_document_states() -> None:
     memo = "关于明川数据出境的备忘录\n贵公司累计向境外提供20万人个人信息。\n".encode()
     at = _open({"memo.txt": memo}, user=user)
     assert not at.exception, at.exception
-    assert "facts." not in shown(" ".join(m.value for m in at.markdown))
+    assert "facts." not in shown(" ".join(m.value for m in [*at.markdown, *at.caption]))
     at.selectbox(key="docreview.matter").set_value("MC-2025-017").run()
     assert not at.exception, at.exception
-    page = shown(" ".join(m.value for m in at.markdown))
+    page = shown(" ".join(m.value for m in [*at.markdown, *at.caption]))
     assert "facts.count_flips_route" in page and "20万" in page and "1,200,000" in page
