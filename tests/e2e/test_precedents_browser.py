@@ -13,6 +13,7 @@ import pytest
 
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
+    IDLE,
     add_user,
     click_taken,
     example_form,
@@ -26,7 +27,6 @@ pytestmark = pytest.mark.e2e
 
 BUDGET = "16"  # tokens per part (the page's smallest): the app writes the structure anyway
 FINISHED = re.compile(r"状态：(已完成|已截断)")
-ENDED = re.compile(r"状态：(已完成|已截断|已停止|出错)")  # any end: a failure says why at once
 PART = "五、是否需要申报"
 NEXT = "【材料清单】"
 # the lawyer's own paragraph for the part: the form's count (1200000) and an added sentence
@@ -42,9 +42,18 @@ def _draft_filing_guide(page: Any) -> str:
     """An outline draft of the filing guide with the example facts and the smallest budget,
     waited on the page's own state; returns the text in the editor."""
     example_form(page, BUDGET)
+    # the page may show the user's last draft again (kept across sign-ins): wait for a new one,
+    # told by its audit record's number
+    shown = "document.body.innerText.match(/状态：(已完成|已截断|已停止|出错)[^\\n]*审计记录编号：(\\S+)/)"
+    before = page.evaluate(f"(() => {{ const m = {shown}; return m ? m[2] : ''; }})()")
     generate(page)
-    page.get_by_text(ENDED).first.wait_for(timeout=0)  # pytest's own timeout is the limit
+    page.wait_for_function(
+        f"(before) => {{ const m = {shown}; return m !== null && m[2] !== before; }}",
+        arg=before,
+        timeout=0,  # pytest's own timeout is the limit
+    )
     assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
+    page.wait_for_selector(IDLE)  # the rerun has ended: the old draft's editor is gone
     return str(page.get_by_label("草稿（可编辑）").input_value())
 
 
