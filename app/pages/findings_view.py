@@ -76,7 +76,7 @@ def text_and_findings(
     left, right = st.columns([3, 2])
     with left:
         if heading is not None:
-            st.markdown(f"**{heading}**")
+            st.markdown(f"**{plain(heading)}**")
         show_text(text, findings)
     with right:
         show_findings(findings, citations=citations, on=on)

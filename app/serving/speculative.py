@@ -156,7 +156,7 @@ class Engine:
             if room < 0:
                 yield Step([], finish="length")
                 return
-            step = self._step(tokens, room, req.params, rng, governor)
+            step = self._step(tokens, room, req.params, rng, governor, fixed=req.seed is not None)
             for i, tok in enumerate(step.tokens):
                 if tok in model.eog:
                     step.tokens = step.tokens[:i]
@@ -171,13 +171,22 @@ class Engine:
                 return
 
     def _draft(
-        self, tokens: Sequence[int], room: int, params: SamplingParams, governor: RequestGovernor
+        self,
+        tokens: Sequence[int],
+        room: int,
+        params: SamplingParams,
+        governor: RequestGovernor,
+        *,
+        fixed: bool = False,
     ) -> Draft:
         """The draft to verify (maybe empty), with the match length and acceptance source it is
-        learnt under, and q if the drafter sampled."""
+        learnt under, and q if the drafter sampled. `fixed`: the drafter's full proposal, as
+        for a non-adaptive engine (a seeded request: the adaptive length depends on what the
+        server has learnt from other traffic, and with it which random draws a position gets,
+        so the same seed would not give the same text twice)."""
         if self.drafter is None or room <= 0:
             return Draft([])
-        if not self.adaptive:
+        if not self.adaptive or fixed:
             return self.drafter.propose(tokens, min(self.k_max, room))
         if not governor.allowed():
             return Draft([])
@@ -221,9 +230,11 @@ class Engine:
         params: SamplingParams,
         rng: np.random.Generator,
         governor: RequestGovernor,
+        *,
+        fixed: bool = False,
     ) -> Step:
         model = self.model
-        proposal = self._draft(tokens, room, params, governor)
+        proposal = self._draft(tokens, room, params, governor, fixed=fixed)
         draft = proposal.tokens
         t0 = time.perf_counter()
         logits = model.decode([tokens[-1], *draft], len(draft) + 1)

@@ -118,7 +118,7 @@ def example_form(page: Any, budget: str | None = None) -> None:
     """The form filled with the type's example values and, with `budget`, the token budget
     (per part, for an outline draft) set, each waited on in the page."""
     page.get_by_role("button", name="填入示例").click()
-    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}').value.length > 0")
+    page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}')?.value.length > 0")
     if budget is None:
         return
     page.get_by_text("生成参数").click()
