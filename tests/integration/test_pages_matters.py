@@ -9,26 +9,12 @@ import pytest
 
 from app.domain import MatterRef
 from tests.conftest import app_session
+from tests.integration.test_matters_store import FACTS  # the matter's facts, one copy
 from tests.integration.test_pages_apptest import app_as, make_user, page_as
 from tests.integration.test_pages_apptest import app_env as app_env  # the fixture
 from tests.page_markdown import shown
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("app_env")]
-FACTS = {
-    "company_name": "上海明川跨境电子商务有限公司",
-    "industry": "电子商务",
-    "is_ciio": "否",
-    "important_data": "否",
-    "data_categories": "姓名、手机号码、收货地址",
-    "individuals_count": "1200000",
-    "sensitive_count": "8000",
-    "exemption": "无",
-    "recipient": "Mingchuan Global Pte. Ltd.（新加坡）",
-    "purpose": "跨境订单履约与售后客服",
-    "filing_date": "2025-03-15",
-    "assessment_start": "2025-01-06",
-    "assessment_end": "2025-02-28",
-}
 
 
 def _matters_page() -> None:
