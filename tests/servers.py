@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,3 +66,30 @@ def run_lexspec(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def start_fresh_run(
+    data: Path, database_url: str, app_port: int, server_port: int, log: Path, **env: str
+) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
+    """`lexspec run` on a new installation (its own data directory and database, the writing
+    mode left to measurement), its output in `log`: the process and the environment it has."""
+    run_env = {**os.environ, "LEXSPEC_DATA_DIR": str(data), "LEXSPEC_DATABASE_URL": database_url,
+               **env}  # fmt: skip
+    run_env.pop("LEXSPEC_LLM_WRITING", None)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "run", "--app-port", str(app_port),
+             "--server-port", str(server_port)],
+            cwd=REPO, env=run_env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    return proc, run_env
+
+
+def output_until(log: Path, wanted: str, proc: subprocess.Popen[bytes]) -> str:
+    """A process's output so far once a line holds `wanted` (failing if it ends first)."""
+    while True:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if wanted in text:
+            return text
+        assert proc.poll() is None, text
+        time.sleep(0.2)

@@ -6,12 +6,7 @@ English key hint is not shown."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,16 +15,10 @@ from app.ops import process
 from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import COMPANY_INPUT, add_user, example_form, generate, shot
 from tests.e2e.test_app_browser import sign_in as sign_in_as
-from tests.servers import REPO, free_port
+from tests.servers import free_port, output_until, start_fresh_run
 
 pytestmark = pytest.mark.e2e
 COMPLETE = "状态：已完成"
-
-
-def _wait_for_line(log: Path, wanted: str, proc: subprocess.Popen[bytes]) -> None:
-    while wanted not in log.read_text(encoding="utf-8", errors="replace"):
-        assert proc.poll() is None, log.read_text(encoding="utf-8", errors="replace")
-        time.sleep(0.3)
 
 
 @pytest.fixture(scope="module")
@@ -38,24 +27,12 @@ def fresh_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     and app; the writing mode left to measurement, measured with 16 tokens a part."""
     data = tmp_path_factory.mktemp("fresh-run")
     database_url = f"sqlite:///{data / 'lexspec.db'}"
-    env = {
-        **os.environ,
-        "LEXSPEC_DATA_DIR": str(data),
-        "LEXSPEC_DATABASE_URL": database_url,
-        "LEXSPEC_LANG": "zh",
-        "LEXSPEC_WRITING_MEASURE_MAX_TOKENS": "16",
-    }
-    env.pop("LEXSPEC_LLM_WRITING", None)
     app_port, server_port = free_port(), free_port()
     log = data / "run.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "run", "--app-port", str(app_port),
-             "--server-port", str(server_port)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+    proc, env = start_fresh_run(data, database_url, app_port, server_port, log, LEXSPEC_LANG="zh",
+                          LEXSPEC_WRITING_MEASURE_MAX_TOKENS="16")  # fmt: skip
     try:
-        _wait_for_line(log, "LexSpec app:", proc)
+        output_until(log, "LexSpec app:", proc)
         url = f"http://127.0.0.1:{app_port}"
         process.wait_healthy(f"{url}/_stcore/health", proc, accept="ok")
         served = {**env, "LEXSPEC_LLM_BASE_URL": f"http://127.0.0.1:{server_port}/v1"}

@@ -8,14 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from app.ops import process
-from tests.servers import REPO, as_at_a_terminal, free_port
+from tests.servers import REPO, as_at_a_terminal, free_port, output_until, start_fresh_run
 
 pytestmark = pytest.mark.integration
 
@@ -70,41 +69,20 @@ def test_run_stops_the_app_on_a_signal(
         httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
 
 
-def _lines_until(out: Path, wanted: str, proc: subprocess.Popen[bytes]) -> str:
-    """The output so far once a line holds `wanted` (failing if the process ends first)."""
-    while True:
-        text = out.read_text(encoding="utf-8", errors="replace")
-        if wanted in text:
-            return text
-        assert proc.poll() is None, text
-        time.sleep(0.2)
-
-
 def test_a_fresh_run_drafts_at_once_while_it_measures_the_model(tmp_path: Path) -> None:
     """`lexspec run` on a new installation (issue 40): the server's address is printed when it
     answers, its pass timing shows progress, the writing mode is measured in the background,
     and the first draft meanwhile assembles the vetted clauses (complete, no part fell back)."""
     app_port, server_port = free_port(), free_port()
     data = tmp_path / "data"
-    env = {
-        **os.environ,
-        "LEXSPEC_DATA_DIR": str(data),
-        "LEXSPEC_DATABASE_URL": f"sqlite:///{tmp_path / 'lexspec.db'}",
-        "LEXSPEC_LANG": "en",
-    }
-    env.pop("LEXSPEC_LLM_WRITING", None)
     log = tmp_path / "run.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "run", "--app-port", str(app_port),
-             "--server-port", str(server_port)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+    proc, env = start_fresh_run(data, f"sqlite:///{tmp_path / 'lexspec.db'}", app_port, server_port, log,
+                          LEXSPEC_LANG="en")  # fmt: skip
     try:
-        _lines_until(log, "answering on", proc)
+        output_until(log, "answering on", proc)
         base = f"http://127.0.0.1:{server_port}"
         assert httpx.get(f"{base}/health", timeout=5).status_code == 200  # it answers now
-        shown = _lines_until(log, "measuring in the background", proc)
+        shown = output_until(log, "measuring in the background", proc)
         assert shown.index("will answer on") < shown.index("timing passes: 1/2")
         assert shown.index("timing passes: 2/2") < shown.index("answering on")
         drafted = subprocess.run(
