@@ -1,4 +1,5 @@
-"""The acting context: the settings, the database and who acts, built once per request.
+"""The acting context: the settings, the installation's knowledge, the database and who acts,
+built once per request.
 
 Pages (`app.pages.ui_state.context()`) and commands (`app.cli.main`) build one `Context` and
 hand it down; services take it, or the pieces they need (`settings=`, `session=`, `actor=`),
@@ -11,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, TypeVar
 
 from app.config import Settings
+from app.knowledge import Knowledge
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -32,6 +35,11 @@ class Context:
     settings: Settings
     factory: sessionmaker[Session] | None = None
     actor: User | None = None
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        """The installation's document types, statute catalogue and clauses (app.knowledge)."""
+        return Knowledge.of(self.settings)
 
     @property
     def session_factory(self) -> sessionmaker[Session]:

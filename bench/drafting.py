@@ -33,7 +33,8 @@ sys.path.insert(0, str(REPO))
 
 from app.config import EndpointConfig  # noqa: E402
 from app.domain import PART_WRITINGS  # noqa: E402
-from app.drafting.service import DraftFiles, DraftRequest, draft  # noqa: E402
+from app.drafting.service import DraftRequest, draft  # noqa: E402
+from app.knowledge import Knowledge  # noqa: E402
 from app.llm.client import OpenAIClient  # noqa: E402
 from app.ops import process  # noqa: E402
 from app.prompts import load_library  # noqa: E402
@@ -94,7 +95,7 @@ def one_draft(url: str, spec: str, doc: Any, case: int, values: dict[str, str], 
     request = DraftRequest(
         doc, values, spec, params=params, mode="outline" if outline else "free-form",
         writing=next((w for w in PART_WRITINGS if w == mode), None),
-        files=DraftFiles(REPO / "prompts"),
+        knowledge=Knowledge(REPO / "prompts"),
     )  # fmt: skip
     hits, queries = (
         metric(url, "vllm:prefix_cache_hits_total"),

@@ -21,10 +21,10 @@ from app.domain import describe
 from app.i18n import cli_text, t
 
 if TYPE_CHECKING:
-    from app.config import Settings
     from app.context import Context
     from app.domain import CheckResult
     from app.drafting.context import DraftContext
+    from app.knowledge import Knowledge
 
 TYPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -140,21 +140,21 @@ def _summary(result: CheckResult, lang: str) -> str:
     return f"{line}\n{when}"
 
 
-def _file_context(args: argparse.Namespace, settings: Settings) -> DraftContext:
+def _file_context(args: argparse.Namespace, knowledge: Knowledge) -> DraftContext:
     """A FILE checked against --doc-type's required sections, --facts and --date (without it:
-    the date the text speaks from, else today), with the statute catalogue of `settings`."""
+    the date the text speaks from, else today), with the statute catalogue of `knowledge`."""
     from app.commands.cite import parse_date
     from app.drafting.context import checking_context
 
     day = parse_date(args.date) if args.date else None
-    sections = required_sections(args.doc_type, settings.prompts_dir) if args.doc_type else ()
+    sections = required_sections(args.doc_type, knowledge.prompts_dir) if args.doc_type else ()
     values = read_facts(args.facts) if args.facts else {}
     return checking_context(
         None,
         values,
         doc_date=day,
         required_sections=sections,
-        statutes_file=settings.statutes_file,
+        knowledge=knowledge,
     )
 
 
@@ -177,20 +177,19 @@ def _logged(args: argparse.Namespace, ctx: Context) -> tuple[DraftContext, str]:
     if stored is None or now is None:
         gid = args.generation
         raise InputError(f"没有编号为 {gid} 的生成记录", f"No generation #{gid}")
-    context = stored_context(stored, ctx.settings)
+    context = stored_context(stored, ctx.knowledge)
     if args.date:
         context = replace(context, doc_date=parse_date(args.date))
     return context, read_draft(args.file) if args.file else now.text
 
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
-    from app.drafting.checking import check, statute_catalogue
+    from app.drafting.checking import check
     from app.validation import CatalogueError
 
-    settings = ctx.settings
-    lang = settings.lang
+    lang = ctx.settings.lang
     try:
-        statute_catalogue(settings)  # a broken firm statute file is reported, not replaced
+        ctx.knowledge.catalogue()  # a broken firm statute file is reported, not replaced
         if args.generation is not None:
             context, text = _logged(args, ctx)
         elif args.file is None:
@@ -198,7 +197,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
                 "请给出文件（或 -），或 --generation", "Give a FILE (or -), or --generation"
             )
         else:
-            context, text = _file_context(args, settings), read_draft(args.file)
+            context, text = _file_context(args, ctx.knowledge), read_draft(args.file)
         result = check(context, text)
     except (InputError, CatalogueError) as exc:
         print(describe(exc).text(lang), file=sys.stderr)

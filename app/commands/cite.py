@@ -45,16 +45,14 @@ def parse_date(value: str | None) -> dt.date:
 
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
-    from app.drafting.checking import statute_catalogue
     from app.validation import CatalogueError
     from app.validation.lookup import CitationLookupError, lookup
     from app.validation.texts import StatuteTextError, load_texts
 
-    settings = ctx.settings
-    lang = settings.lang
+    lang = ctx.settings.lang
     try:
         day = parse_date(args.date)
-        catalogue = statute_catalogue(settings)
+        catalogue = ctx.knowledge.catalogue()
         found = lookup(args.reference, catalogue=catalogue, store=load_texts(), on=day)
     except (InputError, CatalogueError, StatuteTextError, CitationLookupError) as exc:
         print(describe(exc).text(lang), file=sys.stderr)

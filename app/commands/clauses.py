@@ -85,18 +85,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _outlines(ctx: Context) -> tuple[OutlineLibrary, list[str]]:
-    from app.outline.prepare import load_outlines
-    from app.prompts import load_library
-
-    settings = ctx.settings
-    library = load_library(settings.prompts_dir)
-    outlines = load_outlines(
-        settings.prompts_dir,
-        library.types,
-        corpus_dir=settings.resolved_corpus_dir,
-        statutes_file=settings.statutes_file,
-    )
-    return outlines, library.errors
+    return ctx.knowledge.outlines(), ctx.knowledge.library.errors
 
 
 def handle_check(_args: argparse.Namespace, ctx: Context) -> int:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from app.domain import GenerationParams, GenerationStats
     from app.drafting.outcome import GenerationOutcome, Run
     from app.drafting.service import Drafted, Drafting, DraftRequest
+    from app.knowledge import Knowledge
     from app.llm.client import LLMClient
     from app.prompts import DocType
 
@@ -79,10 +80,8 @@ def _fail(text: str) -> int:
     return 2
 
 
-def _pick_type(args: argparse.Namespace, settings: Settings, lang: str) -> DocType | None:
-    from app.prompts import load_library
-
-    library = load_library(settings.prompts_dir)
+def _pick_type(args: argparse.Namespace, knowledge: Knowledge, lang: str) -> DocType | None:
+    library = knowledge.library
     for problem in library.errors:
         print(msg("broken_type", lang, detail=problem), file=sys.stderr)
     if args.doc_type in library.types:
@@ -374,7 +373,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
 
     settings = ctx.settings
     lang = args.lang or settings.lang
-    doc = _pick_type(args, settings, lang)
+    doc = _pick_type(args, ctx.knowledge, lang)
     found = _matter(args, doc, ctx, lang) if doc else None
     matter, start = found if found is not None else (None, {})
     values = _values(args, doc, lang, start) if doc and found is not None else None

@@ -16,9 +16,9 @@ from app.i18n import both, cli_text
 from audit.files import write_private
 
 if TYPE_CHECKING:
-    from app.config import Settings
     from app.context import Context
     from app.domain import CheckResult
+    from app.knowledge import Knowledge
     from app.prompts import DocType
 
 
@@ -62,27 +62,27 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _doc_type(type_id: str | None, prompts_dir: Path) -> DocType | None:
+def _doc_type(type_id: str | None, knowledge: Knowledge) -> DocType | None:
     """The DocType named `type_id`, or None; raises ValueError with a bilingual message."""
     if not type_id:
         return None
-    from app.prompts import load_library
-
-    library = load_library(prompts_dir)
-    if type_id not in library.types:
-        known = ", ".join(sorted(library.types)) or "-"
+    doc_type = knowledge.doc_type(type_id)
+    if doc_type is None:
+        known = ", ".join(sorted(knowledge.types)) or "-"
         raise ValueError(cli_text("cli.export.unknown_type", type=type_id, known=known))
-    return library.types[type_id]
+    return doc_type
 
 
-def _checked(text: str, doc_type: DocType | None, day: dt.date, settings: Settings) -> CheckResult:
+def _checked(
+    text: str, doc_type: DocType | None, day: dt.date, knowledge: Knowledge
+) -> CheckResult:
     """The draft's checks (app.drafting.checking.check) under the type on `day`; a broken firm
     statute file is reported, not replaced."""
-    from app.drafting.checking import check, statute_catalogue
+    from app.drafting.checking import check
     from app.drafting.context import checking_context
 
-    statute_catalogue(settings)
-    context = checking_context(doc_type, {}, doc_date=day, statutes_file=settings.statutes_file)
+    knowledge.catalogue()  # raises CatalogueError for a broken firm file
+    context = checking_context(doc_type, {}, doc_date=day, knowledge=knowledge)
     return check(context, text)
 
 
@@ -111,7 +111,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     try:
         out = _output_path(args)
         text = read_draft(args.input)
-        doc_type = _doc_type(args.doc_type, ctx.settings.prompts_dir)
+        doc_type = _doc_type(args.doc_type, ctx.knowledge)
         day = parse_date(args.date)
     except (InputError, ValueError) as exc:
         return _fail(str(describe(exc)))
@@ -121,7 +121,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     style = args.style or (doc_type.docx_style if doc_type is not None else "standard")
     try:
         wanted = args.findings or args.cited_articles
-        result = _checked(text, doc_type, day, ctx.settings) if wanted else None
+        result = _checked(text, doc_type, day, ctx.knowledge) if wanted else None
     except CatalogueError as exc:
         return _fail(str(describe(exc)))
     findings = tuple(result.findings) if result is not None and args.findings else ()

@@ -14,6 +14,7 @@ from audit.files import write_private
 
 if TYPE_CHECKING:
     from app.context import Context
+    from app.knowledge import Knowledge
 
 
 def _fail(message: str) -> int:
@@ -21,14 +22,12 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _title(doc_type: str, given: str | None, prompts_dir: Path) -> str:
+def _title(doc_type: str, given: str | None, knowledge: Knowledge) -> str:
     """--title, else the document type's Chinese title, else its id."""
     if given:
         return given
-    from app.prompts import load_library
-
-    types = load_library(prompts_dir).types
-    return types[doc_type].title_zh if doc_type in types else doc_type
+    found = knowledge.doc_type(doc_type)
+    return found.title_zh if found is not None else doc_type
 
 
 def export_revision(args: argparse.Namespace, ctx: Context) -> int:
@@ -45,7 +44,7 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
     try:
         with ctx.session() as session:
             generation, revision = load_revision(args.revision, session=session)
-        title = _title(generation.record.doc_type, args.title, ctx.settings.prompts_dir)
+        title = _title(generation.record.doc_type, args.title, ctx.knowledge)
         copy: Copy = "tracked" if args.tracked else "client" if args.client_copy else "review"
         meta = export_meta(generation, revision, title=title, settings=ctx.settings)
         data = version_docx(

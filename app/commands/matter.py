@@ -89,9 +89,8 @@ def _show(
 
 def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.matters import service
-    from app.prompts import load_library
 
-    types = load_library(ctx.settings.prompts_dir).types
+    types = ctx.knowledge.types
     try:
         fields = _fields(getattr(args, "field", []))
         with ctx.session() as session:

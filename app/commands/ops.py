@@ -201,7 +201,7 @@ def handle_bench(args: argparse.Namespace, ctx: Context) -> int:
             raise ValueError(cli_text("cli.ops.bench_not_positive"))
         endpoints = settings.all_endpoints()
         a, b = resolve_target(args.a, endpoints), resolve_target(args.b, endpoints)
-        chats = workload(settings.prompts_dir)
+        chats = workload(ctx.knowledge.library)
         run = run_bench(
             a, b, chats, levels=levels, requests_per_level=args.requests_per_level,
             max_tokens=args.max_tokens, time_budget_s=args.time_budget, k_values=k_values,

@@ -3,46 +3,28 @@
 The live checks while a draft streams, the page's checks of the edited text, a saved revision,
 `lexspec check` and `lexspec export --findings` all call it, so the same text and context give
 the same findings wherever they are computed: numbering and citations on the document's date
-(with the statute catalogue of the context's `statutes_file`), the facts check against the form where it is a
-transfer's, and a continuation judged after the clause it continues.
+(with the statute catalogue of the context's knowledge), the facts check against the form where
+it is a transfer's, and a continuation judged after the clause it continues.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from app.domain import CheckResult
 from app.drafting.context import DraftContext
 from app.validation import Catalogue
 
-if TYPE_CHECKING:
-    from app.config import Settings
 
+def catalogue(context: DraftContext) -> Catalogue:
+    """The catalogue a draft is checked with: its knowledge's (`Knowledge.checking_catalogue`:
+    the built-in one when the firm's file is broken), the built-in one for a context without."""
+    from app.validation import load_catalogue
 
-def statute_catalogue(settings: Settings) -> Catalogue:
-    """The statute catalogue of `settings`: the built-in one with the configured firm file
-    merged over it (app.validation.configured_catalogue; cached by file and mtime, so it is
-    built once). Raises CatalogueError for a broken firm file: `lexspec check`, `lexspec cite`
-    and `lexspec export --findings` report it."""
-    from app.validation import configured_catalogue
-
-    return configured_catalogue(settings)
-
-
-def catalogue(statutes_file: Path | None) -> Catalogue:
-    """The catalogue a draft is checked with: the built-in one with `statutes_file` merged
-    over it. A broken firm statute file must not interrupt a lawyer's draft or its review: the
-    built-in catalogue then stands in (the commands load `statute_catalogue` first, which
-    reports the file's error)."""
-    from app.validation import CatalogueError, load_catalogue
-
-    try:
-        return load_catalogue(statutes_file)
-    except CatalogueError:
+    if context.knowledge is None:
         return load_catalogue(None)
+    return context.knowledge.checking_catalogue()
 
 
 def check_date(context: DraftContext) -> dt.date:
@@ -55,7 +37,7 @@ def check_date(context: DraftContext) -> dt.date:
 def check(context: DraftContext, text: str) -> CheckResult:
     """Findings and citations for `text` under `context`; spans are offsets into `text` (the
     continuation prefix is read first, its own findings left out). The pure check
-    (app.validation.check) gets its catalogue (`catalogue(context.statutes_file)`) and date
+    (app.validation.check) gets its catalogue (`catalogue(context)`) and date
     (`check_date`) here."""
     from app.route.facts import with_facts
     from app.validation import check as check_text
@@ -64,7 +46,7 @@ def check(context: DraftContext, text: str) -> CheckResult:
     full_text = prefix + text
     full = check_text(
         full_text,
-        catalogue=catalogue(context.statutes_file),
+        catalogue=catalogue(context),
         doc_date=context.doc_date,
         default_date=check_date(context),
         required_sections=context.required_sections,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.domain import DraftMode, GenerationParams, MatterRef, RenderedPrompt
@@ -26,6 +25,7 @@ from app.route.claims import Facts
 from app.route.facts import form_facts
 
 if TYPE_CHECKING:
+    from app.knowledge import Knowledge
     from app.llm.client import LLMClient
     from app.prompts import DocType
 
@@ -62,7 +62,7 @@ class DraftContext:
     rendered: RenderedPrompt | None = None
     params: GenerationParams = field(default_factory=GenerationParams)
     plan: OutlinePlan | None = None  # outline mode: the parts, their clauses, the prefix
-    statutes_file: Path | None = None  # the firm's catalogue merged over the built-in one
+    knowledge: Knowledge | None = None  # the installation's (its catalogue); None: built-in only
     matter: MatterRef | None = None  # the matter (案件) it is drafted for, recorded with it
 
     @property
@@ -121,11 +121,11 @@ def checking_context(
     *,
     doc_date: dt.date | None = None,
     required_sections: tuple[str, ...] | None = None,
-    statutes_file: Path | None = None,
+    knowledge: Knowledge | None = None,
 ) -> DraftContext:
     """A context without a prompt, for checking a text against a type and a form's values
     (`doc_date` None: the form's date field, else today) with the statute catalogue of
-    `statutes_file` (Settings.statutes_file) merged over the built-in one."""
+    `knowledge` (None: the built-in one)."""
     values = {k: str(v) for k, v in values.items()}
     route = decide_route(doc_type, values)
     return DraftContext(
@@ -143,7 +143,7 @@ def checking_context(
         route=route,
         facts=form_facts(values, route),
         header=export_header(doc_type, values),
-        statutes_file=statutes_file,
+        knowledge=knowledge,
     )
 
 
@@ -151,19 +151,17 @@ def prepare(
     doc_type: DocType,
     values: Mapping[str, object],
     *,
-    prompts_dir: Path,
+    knowledge: Knowledge,
     client: LLMClient | None = None,
     params: GenerationParams | None = None,
     mode: DraftMode | None = None,
-    statutes_file: Path | None = None,
-    corpus_dir: Path | None = None,
     matter: MatterRef | None = None,
 ) -> DraftContext:
     """Validate and render the form, plan the outline (mode None: the outline where the type
     has a working one, else free-form) and check that every request fits the model's context.
-    The installation's files come from Settings: `statutes_file` for the checks (None: the
-    built-in catalogue), `corpus_dir` for the firm's published clauses (None: the shipped only).
-    `matter`: the matter the draft is for, recorded with it (app/matters).
+    The type's outline, its clauses (the firm's first) and the catalogue the draft is checked
+    with come from `knowledge` (the installation's: `ctx.knowledge`). `matter`: the matter the
+    draft is for, recorded with it (app/matters).
 
     Raises FieldErrors, TemplateProblem, OutlineError / OutlineProblem or ContextTooLong."""
     from app.outline.prepare import largest_part_prompt, outline_prompt, plan_for
@@ -171,11 +169,11 @@ def prepare(
 
     clean = validate_values(doc_type, values)
     filled = {k: v for k, v in clean.items() if v}
-    base = replace(checking_context(doc_type, filled, statutes_file=statutes_file), matter=matter)
+    base = replace(checking_context(doc_type, filled, knowledge=knowledge), matter=matter)
     rendered = render(doc_type, clean, route=base.route)
     params = params or doc_type.defaults
     limit = client.context_limit() if client is not None else None
-    outline = _outline_of(doc_type, prompts_dir, mode, corpus_dir, statutes_file)
+    outline = _outline_of(doc_type, knowledge, mode)
     if outline is None:
         tokens = count_prompt_tokens(rendered, client)
         check_context(tokens, params.max_tokens, limit)
@@ -190,24 +188,15 @@ def prepare(
     return replace(base, mode="outline", rendered=prompt, params=params, plan=plan, title=title)
 
 
-def _outline_of(
-    doc_type: DocType,
-    prompts_dir: Path,
-    mode: DraftMode | None,
-    corpus_dir: Path | None,
-    statutes_file: Path | None,
-) -> Outline | None:
+def _outline_of(doc_type: DocType, knowledge: Knowledge, mode: DraftMode | None) -> Outline | None:
     """The type's checked outline; None for free-form, or (mode None) when it has none or it
     is broken (the page and `lexspec draft` report a broken outline by name)."""
-    from app.outline.model import OutlineError, load_outline
-    from app.outline.prepare import check_outline
+    from app.outline.model import OutlineError
 
     if mode == "free-form":
         return None
     try:
-        outline = load_outline(prompts_dir / doc_type.id, corpus_dir)
-        if outline is not None:
-            outline = check_outline(outline, doc_type, statutes_file=statutes_file)
+        outline = knowledge.outline(doc_type)
     except (OutlineError, OSError):
         if mode == "outline":
             raise

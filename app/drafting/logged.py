@@ -21,11 +21,9 @@ from app.llm.reported import checked
 from audit.domain import GenerationRecord
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from app.config import Settings
     from app.drafting.context import DraftContext
     from app.drafting.outcome import GenerationOutcome
+    from app.knowledge import Knowledge
     from app.prompts import DocType
     from audit.domain import StoredGeneration
 
@@ -162,9 +160,7 @@ def logged_context(
     record: GenerationRecord,
     doc_type: DocType | None,
     *,
-    prompts_dir: Path,
-    statutes_file: Path | None = None,
-    corpus_dir: Path | None = None,
+    knowledge: Knowledge,
 ) -> DraftContext:
     """The context of a logged generation, rebuilt from its stored values and parameters: the
     logged prompt, the document's date, the route and facts, and (outline mode) the plan with
@@ -176,38 +172,22 @@ def logged_context(
     rendered = logged_prompt(record)
     values = rendered.values
     mode = DraftNotes.from_record(record).mode
-    for_check = checking_context(doc_type, values, statutes_file=statutes_file)
+    for_check = checking_context(doc_type, values, knowledge=knowledge)
     matter = MatterRef.from_params(record.params)
     context = replace(for_check, mode=mode, rendered=rendered, matter=matter)
     if doc_type is None:
         return replace(context, doc_type_id=record.doc_type)
     if mode == "outline":
         try:
-            planned = prepare(
-                doc_type,
-                values,
-                prompts_dir=prompts_dir,
-                mode="outline",
-                statutes_file=statutes_file,
-                corpus_dir=corpus_dir,
-            )
+            planned = prepare(doc_type, values, knowledge=knowledge, mode="outline")
         except (OutlineError, OSError, ValueError):  # FieldErrors, OutlineProblem, ...
             return context  # the type changed since: the facts hold, the plan is gone
         return replace(context, plan=planned.plan, title=planned.title)
     return context
 
 
-def stored_context(generation: StoredGeneration, settings: Settings) -> DraftContext:
+def stored_context(generation: StoredGeneration, knowledge: Knowledge) -> DraftContext:
     """`logged_context` of a generation read from the log, with the document types, the
-    statute catalogue and the firm's clauses of `settings`."""
-    from app.prompts import load_library
-
-    prompts_dir = settings.prompts_dir
-    doc_type = load_library(prompts_dir).types.get(generation.record.doc_type)
-    return logged_context(
-        generation.record,
-        doc_type,
-        prompts_dir=prompts_dir,
-        statutes_file=settings.statutes_file,
-        corpus_dir=settings.resolved_corpus_dir,
-    )
+    statute catalogue and the firm's clauses of `knowledge` (the installation's)."""
+    doc_type = knowledge.doc_type(generation.record.doc_type)
+    return logged_context(generation.record, doc_type, knowledge=knowledge)

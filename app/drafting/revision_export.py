@@ -81,8 +81,9 @@ def export_meta(
     client from the form (the header the Draft page gives the same draft), the document's
     date, author and date of the version."""
     from app.drafting.logged import stored_context
+    from app.knowledge import Knowledge
 
-    context = stored_context(generation, settings)
+    context = stored_context(generation, Knowledge.of(settings))
     return header_meta(
         context.header,
         title=context.title or title,

@@ -94,6 +94,7 @@ def save_revision(
     silently drops another tab's or another lawyer's revision."""
     from app.drafting.checking import check
     from app.drafting.logged import stored_context
+    from app.knowledge import Knowledge
 
     stored = reopen(generation_id, session=session, actor=actor)
     _check_editable(actor, stored)
@@ -110,7 +111,7 @@ def save_revision(
             "与上次保存的文本相同，未新建修订。",
             "Same text as the last saved version; no new revision was made.",
         )
-    findings = check(stored_context(stored, settings), text).findings
+    findings = check(stored_context(stored, Knowledge.of(settings)), text).findings
     return revision_store.append_revision(
         generation_id,
         text,

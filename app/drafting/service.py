@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.domain import Bilingual, DraftMode, GenerationParams, MatterRef, PartWriting
@@ -28,21 +27,8 @@ if TYPE_CHECKING:
     from app.config import Settings
     from app.context import Context
     from app.drafting.recording import Kept
+    from app.knowledge import Knowledge
     from app.prompts import DocType
-
-
-@dataclass(frozen=True)
-class DraftFiles:
-    """Where a draft's type, statutes and clauses are read from; `of(settings)`: the
-    installation's (what `draft` uses unless the request names its own)."""
-
-    prompts_dir: Path
-    statutes_file: Path | None = None
-    corpus_dir: Path | None = None
-
-    @classmethod
-    def of(cls, settings: Settings) -> DraftFiles:
-        return cls(settings.prompts_dir, settings.statutes_file, settings.resolved_corpus_dir)
 
 
 @dataclass(frozen=True)
@@ -50,7 +36,8 @@ class DraftRequest:
     """One draft asked for: the type and the form's values, the endpoint, who asks (the log's
     author), and optionally the parameters (None: the type's), the mode (None: the outline where
     the type has one), the matter, how outline parts are written (None: as the endpoint writes,
-    `endpoint_writing`) and where the files are (None: the installation's)."""
+    `endpoint_writing`) and the knowledge its type, outline, clauses and catalogue come from
+    (None: the installation's, `ctx.knowledge`)."""
 
     doc_type: DocType
     values: Mapping[str, object]
@@ -60,7 +47,7 @@ class DraftRequest:
     mode: DraftMode | None = None
     matter: MatterRef | None = None
     writing: PartWriting | None = None
-    files: DraftFiles | None = None
+    knowledge: Knowledge | None = None
 
 
 @dataclass(frozen=True)
@@ -119,28 +106,26 @@ def begin(
 ) -> Drafting:
     """Prepare the request's context and start its run (nothing is sent before iteration).
     `client` None: the endpoint's of `ctx`. `ctx` None (a measurement outside any installation,
-    never recorded): the request names its client and files, and the endpoint no label.
+    never recorded): the request names its client and knowledge, and the endpoint no label.
     Raises what `prepare` raises (FieldErrors, TemplateProblem, OutlineError / OutlineProblem,
     ContextTooLong), LLMError for an endpoint not there."""
     from app.drafting.context import prepare
     from app.llm.client import make_client
 
     settings = ctx.settings if ctx is not None else None
-    llm, files = client, request.files
-    if settings is not None:
-        llm = llm if llm is not None else make_client(request.endpoint, settings)
-        files = files or DraftFiles.of(settings)
-    if llm is None or files is None:
-        raise ValueError("a draft outside an installation names its client and its files")
+    llm, knowledge = client, request.knowledge
+    if ctx is not None:
+        llm = llm if llm is not None else make_client(request.endpoint, ctx.settings)
+        knowledge = knowledge or ctx.knowledge
+    if llm is None or knowledge is None:
+        raise ValueError("a draft outside an installation names its client and its knowledge")
     context = prepare(
         request.doc_type,
         request.values,
-        prompts_dir=files.prompts_dir,
+        knowledge=knowledge,
         client=llm,
         params=request.params,
         mode=request.mode,
-        statutes_file=files.statutes_file,
-        corpus_dir=files.corpus_dir,
         matter=request.matter,
     )
     endpoint = settings.all_endpoints().get(request.endpoint) if settings else None

@@ -10,10 +10,10 @@ import datetime as dt
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.drafting.writing_mode import WritingMeasure, bind, cache_path, cached, save
+from app.knowledge import Knowledge
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -26,9 +26,7 @@ Progress = Callable[[int, int, str], None]
 def measure(
     client: OpenAIClient,
     *,
-    prompts_dir: Path,
-    statutes_file: Path | None = None,
-    corpus_dir: Path | None = None,
+    knowledge: Knowledge,
     progress: Progress | None = None,
     max_tokens: int = MEASURE_MAX_TOKENS,
 ) -> WritingMeasure:
@@ -36,19 +34,16 @@ def measure(
     count its adapted parts that passed; `progress(done, total, type)` after each type. The
     drafts go through the draft service's door unrecorded (`record=False`): they measure the
     endpoint, they are no one's draft."""
-    from app.drafting.service import DraftFiles, DraftRequest, draft
-    from app.prompts import load_library
+    from app.drafting.service import DraftRequest, draft
 
-    library = load_library(prompts_dir)
-    types = [t for t in sorted(library.types) if (prompts_dir / t / "outline.yaml").is_file()]
+    types = [t for t in sorted(knowledge.types) if knowledge.has_outline(t)]
     total = WritingMeasure(client.base_url, client.model_key(), 0, 0)
-    files = DraftFiles(prompts_dir, statutes_file, corpus_dir)
     for done, type_id in enumerate(types, 1):
-        doc = library.types[type_id]
+        doc = knowledge.types[type_id]
         params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
         request = DraftRequest(
             doc, doc.example_values(), "", params=params, mode="outline", writing="adapt",
-            files=files,
+            knowledge=knowledge,
         )  # fmt: skip
         outcome = draft(None, request, client=client, record=False).outcome
         counts, stats = outcome.counts, outcome.stats
@@ -86,9 +81,7 @@ def measure_endpoint(
     try:
         found = measure(
             client,
-            prompts_dir=settings.prompts_dir,
-            statutes_file=settings.statutes_file,
-            corpus_dir=settings.resolved_corpus_dir,
+            knowledge=Knowledge.of(settings),
             progress=progress,
             max_tokens=settings.writing_measure_max_tokens,
         )

@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -24,6 +23,9 @@ from app.config import EndpointConfig
 from app.domain import Bilingual
 from app.llm.metrics_parse import derive, scrape
 from app.ops import process
+
+if TYPE_CHECKING:
+    from app.prompts import Library
 
 Messages = list[dict[str, str]]
 
@@ -122,13 +124,12 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
     return Target(name, ep, ep.model or served[0])
 
 
-def workload(prompts_dir: Path) -> list[Messages]:
-    """One chat per document type of the prompt library, filled with its example values (the
-    free-form prompt, with the example's own route)."""
+def workload(library: Library) -> list[Messages]:
+    """One chat per document type (the installation's: `ctx.knowledge.library`), filled with its
+    example values (the free-form prompt, with the example's own route)."""
     from app.outline.prepare import example_route
-    from app.prompts import load_library, render
+    from app.prompts import render
 
-    library = load_library(prompts_dir)
     chats = [
         render(dt, dt.example_values(), route=example_route(dt, dt.example_values())).messages()
         for _, dt in sorted(library.types.items())

@@ -13,7 +13,7 @@ from app.domain import Role, StudyDesign, describe
 from app.i18n import t
 from app.pages.findings_view import highlight_html
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, library, require_user, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def _verdict_form(study_id: int, pair: BlindPair, draft: BlindDraft, reviewer: U
         scores["citation"], scores["structure"], scores["terminology"], hard_errors, comment
     )
     try:
-        with db_session() as session:
+        with context().session() as session:
             studies.submit_verdict(draft.token, verdict, session=session, actor=reviewer)
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.failed", detail=describe(exc).text(lang())))
@@ -84,7 +84,7 @@ def _preference_form(study_id: int, pair: BlindPair, reviewer: User) -> None:
         st.warning(tr("review.preference_missing"))
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             studies.submit_preference(pair.drafts[0].token, choice, session=session, actor=reviewer)
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("review.failed", detail=describe(exc).text(lang())))
@@ -97,7 +97,7 @@ def _pair(study_id: int, pair: BlindPair, reviewer: User, design: str) -> None:
     from app.studies.design import asks_preference, asks_scores
 
     st.subheader(tr("review.case", position=pair.position, total=pair.total))
-    doc_type = library().types.get(pair.doc_type)
+    doc_type = context().knowledge.types.get(pair.doc_type)
     with st.expander(tr("review.inputs")):
         for name, value in pair.values.items():
             spec = doc_type.get_field(name) if doc_type else None
@@ -124,7 +124,7 @@ def _open(pair: BlindPair, design: str) -> bool:
 def study_label(study: ReviewerStudy) -> str:
     """A neutral label for a reviewer: the study's number and document type, never its name
     (shown as a select option and a table cell, which are text, not Markdown)."""
-    types = library().types
+    types = context().knowledge.types
     kind = types[study.doc_type].title(lang()) if study.doc_type in types else study.doc_type
     return t("review.study_label", lang(), number=study.id, type=kind)  # an option, a cell: text
 
@@ -133,7 +133,7 @@ def _load(reviewer: User) -> tuple[ReviewerStudy, list[BlindPair]] | None:
     """The reviewer's studies, the chosen one, and its queue; None when there is nothing."""
     from app.studies import service as studies
 
-    with db_session() as session:
+    with context().session() as session:
         mine = studies.reviewer_studies(session=session, actor=reviewer)
         if not mine:
             return None

@@ -14,7 +14,7 @@ import streamlit as st
 from app.domain import Finding, Role, describe
 from app.pages.findings_view import SEVERITY_ICON, highlight_html
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, require_user, settings, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from app.review.service import SEVERITY_ORDER, Review
 from audit.domain import User
 
@@ -34,7 +34,7 @@ def _matter_facts(user: User) -> tuple[str, dict[str, str]]:
     or none: the facts check then has nothing to compare."""
     from app.matters import service
 
-    with db_session() as session:
+    with context().session() as session:
         matters = {m.number: dict(m.facts) for m in service.list_matters(session=session,
                                                                          actor=user)}  # fmt: skip
     number = st.selectbox(tr("docreview.matter"), [tr("docreview.no_matter"), *matters],
@@ -52,14 +52,15 @@ def _review(
     from app.review.reader import Refused
     from app.review.service import record_review, review_document
 
+    ctx = context()
     key = (name, hashlib.sha256(data).hexdigest(), day, facts[0])
     done = st.session_state.setdefault(RESULTS, {})
     if key not in done:
         try:
-            review = review_document(data, name, settings=settings(), today=dt.date.today(),
+            review = review_document(data, name, settings=ctx.settings, today=dt.date.today(),
                                      date=day, facts=facts[1] or None)  # fmt: skip
-            with db_session() as session:
-                record_review(review, data, settings=settings(), session=session, actor=user,
+            with ctx.session() as session:
+                record_review(review, data, settings=ctx.settings, session=session, actor=user,
                               now=dt.datetime.now(dt.UTC))  # fmt: skip
             done[key] = review
         except Refused as exc:
@@ -165,7 +166,7 @@ def _table(reviews: list[Review]) -> None:
 def render() -> None:
     user = require_user(Role.DRAFTER, Role.ADMIN)
     st.title(tr("docreview.title"))
-    st.caption(tr("docreview.intro", days=settings().review_retention_days))
+    st.caption(tr("docreview.intro", days=context().settings.review_retention_days))
     st.file_uploader(tr("docreview.upload"), type=["docx", "md", "txt", "doc"],
                      accept_multiple_files=True, key=UPLOADER, on_change=_take_uploads)  # fmt: skip
     facts = _matter_facts(user)

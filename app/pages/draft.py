@@ -24,15 +24,7 @@ from app.outline.provenance import (
 from app.pages import draft_run, draft_state, matter_panel, revisions_view, route_panel
 from app.pages.findings_view import show_stats, text_and_findings
 from app.pages.plain_text import plain
-from app.pages.ui_state import (
-    chosen_endpoint,
-    lang,
-    library,
-    outline_problems,
-    require_user,
-    settings,
-    tr,
-)
+from app.pages.ui_state import chosen_endpoint, context, lang, outline_problems, require_user, tr
 
 if TYPE_CHECKING:
     from app.prompts import DocType, FieldError, FieldSpec
@@ -170,7 +162,7 @@ def _form_changed(doc_type: DocType) -> bool:
 
 
 def _pick_type() -> DocType | None:
-    lib = library()
+    lib = context().knowledge.library
     for problem in getattr(lib, "errors", []):
         st.warning(tr("draft.broken_type", detail=problem))
     for problem in outline_problems():
@@ -221,7 +213,7 @@ def _show_parts(result: draft_run.DraftResult) -> None:
         st.caption(plain(line))
     for line in fallback_lines(result.provenance, lang()):  # may quote the model's words
         st.caption(plain(line))
-    decision = decide(result.request.endpoint, settings())
+    decision = decide(result.request.endpoint, context().settings)
     st.caption(plain(source_line(result.provenance, lang())))
     st.caption(plain(decision_line(decision, lang())))  # how it writes, and why
     with st.expander(tr("outline.details")):  # ids and guard codes: not in the lawyer's text
@@ -290,7 +282,7 @@ def _show_result(doc_type: DocType, user_name: str) -> None:
 
 
 def _type_title(doc_id: str) -> str:
-    types = library().types
+    types = context().knowledge.types
     return types[doc_id].title(lang()) if doc_id in types else doc_id
 
 
@@ -308,9 +300,9 @@ def render() -> None:
     route_panel.show(doc_type, _values(doc_type))
     matter_panel.warn_freshness([f.name for f in doc_type.fields], _values(doc_type))
     _parameters(doc_type)
-    outlined = (settings().prompts_dir / doc_type.id / "outline.yaml").is_file()
+    outlined = context().knowledge.has_outline(doc_type.id)
     if outlined and st.session_state.get(MODE, "outline") == "outline":  # how parts are written
-        st.caption(plain(decision_line(decide(chosen_endpoint(), settings()), lang())))
+        st.caption(plain(decision_line(decide(chosen_endpoint(), context().settings), lang())))
     cols = st.columns([1, 1, 4])
     cols[0].button(
         tr("draft.generate"),

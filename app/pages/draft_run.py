@@ -29,7 +29,7 @@ from app.domain import (
 )
 from app.drafting.context import DraftContext
 from app.pages.findings_view import show_findings, show_text
-from app.pages.ui_state import client, context, lang, settings, tr
+from app.pages.ui_state import client, context, lang, tr
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -128,12 +128,11 @@ def _begin(request: DraftRequest, user_name: str, ctx: Context) -> Drafting | No
     template fails, the prompt does not fit or the server is not there."""
     from app.drafting.service import DraftRequest as Request
     from app.drafting.service import begin
-    from app.pages.ui_state import library
     from app.prompts import ContextTooLong, TemplateProblem
 
     try:
         asked = Request(
-            library().types[request.doc_type_id],
+            ctx.knowledge.types[request.doc_type_id],
             request.values,
             request.endpoint,
             user_name=user_name,
@@ -149,25 +148,22 @@ def _begin(request: DraftRequest, user_name: str, ctx: Context) -> Drafting | No
         st.error(tr("draft.context_too_long", detail=describe(exc).text(lang())))
         return None
     except Exception as exc:  # noqa: BLE001 - a server down or misconfigured: say so, offer Retry
-        _server_problem(request, exc)
+        _server_problem(request, exc, ctx)
         return None
 
 
-def _server_problem(request: DraftRequest, exc: BaseException) -> None:
+def _server_problem(request: DraftRequest, exc: BaseException, ctx: Context) -> None:
     """An error result for a server that is not there, with the draft's context prepared
     without it (the prompt the form gives now), where the form still renders."""
     from app.drafting.context import prepare
-    from app.pages.ui_state import library
 
     try:
         context: DraftContext | None = prepare(
-            library().types[request.doc_type_id],
+            ctx.knowledge.types[request.doc_type_id],
             request.values,
-            prompts_dir=settings().prompts_dir,
+            knowledge=ctx.knowledge,
             params=request.params,
             mode=request.mode,
-            statutes_file=settings().statutes_file,
-            corpus_dir=settings().resolved_corpus_dir,
             matter=request.matter,
         )
     except Exception:  # noqa: BLE001 - the server's problem is the one to show
@@ -317,7 +313,7 @@ def stream(request: DraftRequest, user_name: str) -> None:
     if drafting is None:
         return
     prepared = drafting.context
-    endpoint = settings().all_endpoints()[request.endpoint]
+    endpoint = ctx.settings.all_endpoints()[request.endpoint]
     area = st.empty()
     with area.container():
         st.button(tr("draft.stop"), key="draft.stop", type="primary", icon=":material/stop_circle:")
@@ -349,10 +345,10 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     from app.export.naming import export_name
     from app.pages.docx_style import style_picker
 
-    context = result.context
-    title = (context.title if context else "") or result.request.title
-    client = context.header.client if context else ""
-    day = (context.doc_date if context else None) or datetime.now().date()
+    drafted = result.context
+    title = (drafted.title if drafted else "") or result.request.title
+    client = drafted.header.client if drafted else ""
+    day = (drafted.doc_date if drafted else None) or datetime.now().date()
     cols = st.columns(3)
     cols[0].download_button(
         tr("draft.download_md"),
@@ -361,22 +357,22 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
         "text/markdown",
         key="dl.md",
     )
-    if context is None:
+    if drafted is None:
         return
     meta = header_meta(
-        context.header,
+        drafted.header,
         title=title,  # the route-conditional title
-        doc_date=context.doc_date,
+        doc_date=drafted.doc_date,
         author=user_name,
         generation_id=result.generation_id,
-        template_hash=context.prompt.template_hash,
+        template_hash=drafted.prompt.template_hash,
     )
     with_articles = cols[1].checkbox(tr("citations.export_appendix"), key="dl.cited")
-    cited = cited_articles_of(check.citations, context.doc_date) if with_articles else ()
+    cited = cited_articles_of(check.citations, drafted.doc_date) if with_articles else ()
     with cols[1]:
-        style = style_picker(context.header.style, "dl.style")
+        style = style_picker(drafted.header.style, "dl.style")
     official = style == "official"  # the copy the client stamps: no check comments or appendix
-    reference = default_reference(settings(), style)
+    reference = default_reference(context().settings, style)
     try:
         docx = draft_to_docx(
             text,

@@ -6,13 +6,14 @@ Nothing of it goes into the URL; the state belongs to the signed-in user."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from app.domain import GenerationParams, MatterRef, describe
 from app.pages import revisions_view
-from app.pages.ui_state import chosen_endpoint, db_session, lang, library, settings, tr
+from app.pages.ui_state import chosen_endpoint, context, lang, tr
 
 if TYPE_CHECKING:
     from app.drafting.workstate import Reopened, WorkingState
@@ -53,7 +54,7 @@ def restore(user: User) -> None:
     from app.drafting import workstate
 
     try:
-        with db_session() as session:
+        with context().session() as session:
             state = workstate.load(session=session, actor=user)
     except Exception as exc:  # noqa: BLE001 - the page still works; say why the form is empty
         st.warning(tr("workstate.load_failed", detail=describe(exc).text(lang())))
@@ -65,7 +66,7 @@ def restore(user: User) -> None:
 def _apply(user: User, state: WorkingState) -> None:
     """Put a kept state back into the page's widgets and editor (values a form no longer
     accepts are left out)."""
-    types = library().types
+    types = context().knowledge.types
     if state.doc_type in types:
         st.session_state[DOC_TYPE] = state.doc_type
     for key, value in state.widgets.items():
@@ -77,7 +78,7 @@ def _apply(user: User, state: WorkingState) -> None:
     st.session_state[LAST] = state
 
 
-def _acceptable(types: dict[str, DocType], key: str, value: object) -> bool:
+def _acceptable(types: Mapping[str, DocType], key: str, value: object) -> bool:
     """A kept widget value the form can still show: its type and field exist, a choice is one."""
     if not key.startswith("draft.field."):  # the parameters, within the widgets' ranges
         if key.startswith("draft.max_tokens."):
@@ -99,7 +100,7 @@ def _open(user: User, generation_id: int, revision_id: int | None, *, kept: bool
     from app.drafting import workstate
 
     try:
-        with db_session() as session:
+        with context().session() as session:
             opened = workstate.reopen_for_editing(
                 generation_id, revision_id, session=session, actor=user, newest=kept, base=base
             )
@@ -121,7 +122,7 @@ def _open(user: User, generation_id: int, revision_id: int | None, *, kept: bool
 
 def _fill_form(opened: Reopened) -> None:
     record = opened.stored.record
-    doc_type = library().types.get(record.doc_type)
+    doc_type = context().knowledge.types.get(record.doc_type)
     if doc_type is None:
         return
     st.session_state[DOC_TYPE] = doc_type.id
@@ -141,8 +142,9 @@ def _result(opened: Reopened) -> DraftResult:
     from app.drafting.notes import DraftNotes
     from app.pages.draft_run import DraftRequest, DraftResult
 
+    ctx = context()
     record = opened.stored.record
-    doc_type = library().types.get(record.doc_type)
+    doc_type = ctx.knowledge.types.get(record.doc_type)
     notes = DraftNotes.from_record(record)
     params = record.params
     request = DraftRequest(
@@ -154,12 +156,12 @@ def _result(opened: Reopened) -> DraftResult:
             max_tokens=int(params.get("max_tokens", 512) or 512),
         ),
         endpoint=record.endpoint
-        if record.endpoint in settings().all_endpoints()
+        if record.endpoint in ctx.settings.all_endpoints()
         else chosen_endpoint(),
         mode=None if notes.mode == "outline" else "free-form",
         matter=MatterRef.from_params(params),
     )
-    outcome = logged_outcome(record, stored_context(opened.stored, settings()))
+    outcome = logged_outcome(record, stored_context(opened.stored, ctx.knowledge))
     return DraftResult(request, outcome, generation_id=opened.stored.id)
 
 
@@ -212,7 +214,7 @@ def keep(user: User, doc_type: DocType) -> None:
     if state == st.session_state.get(LAST):
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             workstate.save(state, session=session, actor=user)
     except Exception as exc:  # noqa: BLE001 - the page keeps working; the next change tries again
         st.caption(tr("workstate.keep_failed", detail=describe(exc).text(lang())))

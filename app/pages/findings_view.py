@@ -14,7 +14,7 @@ import streamlit as st
 
 from app.domain import Citation, Finding, GenerationStats
 from app.pages.plain_text import plain
-from app.pages.ui_state import lang, settings, tr
+from app.pages.ui_state import context, lang, tr
 from app.validation.lookup import ArticleView, citation_view, suggested_view
 
 SEVERITY_ICON = {
@@ -92,10 +92,8 @@ def show_findings(
     finding opens to the cited article and the suggested one; then every citation's article,
     in the version in force on `on` (the document's date; default today), found in the
     catalogue the draft is checked with."""
-    from app.drafting.checking import catalogue
-
     day = on or dt.date.today()
-    statutes = catalogue(settings().statutes_file)
+    statutes = context().knowledge.checking_catalogue()
     box = (target or st).container()
     if not findings:
         box.success(tr("findings.none"))

@@ -13,7 +13,7 @@ from app.i18n import t
 from app.pages import history_actions, precedents_view, revisions_view
 from app.pages.findings_view import show_stats, text_and_findings
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, library, require_user, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from audit.domain import GenerationSummary, StoredGeneration, User
 
 if TYPE_CHECKING:
@@ -23,13 +23,15 @@ if TYPE_CHECKING:
 def _client_fields() -> dict[str, str]:
     from app.drafting.context import client_field
 
-    return {type_id: client_field(doc_type) for type_id, doc_type in library().types.items()}
+    return {
+        type_id: client_field(doc_type) for type_id, doc_type in context().knowledge.types.items()
+    }
 
 
 def _search(user: User, text: str, party: str, status: str | None) -> HistoryPage:
     from app.drafting import history
 
-    with db_session() as session:
+    with context().session() as session:
         return history.search(
             session=session,
             actor=user,
@@ -41,7 +43,7 @@ def _search(user: User, text: str, party: str, status: str | None) -> HistoryPag
 
 
 def _type_name(doc_type: str) -> str:
-    types = library().types
+    types = context().knowledge.types
     return types[doc_type].title(lang()) if doc_type in types else doc_type
 
 
@@ -101,7 +103,7 @@ def _open(user: User, generation_id: int) -> None:
     from app.drafting import history
 
     try:
-        with db_session() as session:
+        with context().session() as session:
             stored = history.reopen(generation_id, session=session, actor=user)
     except (LookupError, PermissionError):
         st.warning(tr("history.not_found"))

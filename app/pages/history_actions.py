@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.domain import Role, describe
-from app.pages.ui_state import db_session, lang, settings, tr
+from app.pages.ui_state import context, lang, tr
 
 if TYPE_CHECKING:
     from audit.domain import StoredGeneration, User
@@ -21,7 +21,7 @@ NOTE = "history.restored_note"
 def _newest(generation_id: int) -> int:
     from app.drafting.revisions import current_text
 
-    with db_session() as session:
+    with context().session() as session:
         latest = current_text(generation_id, session=session)
     return latest.number if latest is not None else 0
 
@@ -66,9 +66,12 @@ def actions(user: User, stored: StoredGeneration, revision: StoredRevision | Non
 def _restore(user: User, revision: StoredRevision) -> None:
     from app.drafting.revisions import restore_revision
 
+    ctx = context()
     try:
-        with db_session() as session:
-            saved = restore_revision(revision.id, settings=settings(), session=session, actor=user)
+        with ctx.session() as session:
+            saved = restore_revision(
+                revision.id, settings=ctx.settings, session=session, actor=user
+            )
     except Exception as exc:  # noqa: BLE001 - no permission, database down: say so, nothing changed
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
         return

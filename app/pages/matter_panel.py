@@ -12,7 +12,7 @@ import streamlit as st
 
 from app.domain import BilingualError, MatterRef, describe
 from app.filing.freshness import applies, freshness
-from app.pages.ui_state import db_session, lang, library, tr
+from app.pages.ui_state import context, lang, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -36,11 +36,11 @@ def pick(user: User, doc_type_id: str, fill: Callable[[dict[str, str]], None]) -
     once per matter version and type (before the form's widgets are drawn)."""
     from app.matters import service
 
-    doc_type = library().types[doc_type_id]
+    doc_type = context().knowledge.types[doc_type_id]
     st.session_state[REF] = None
     if not doc_type.in_matter:
         return
-    with db_session() as session:
+    with context().session() as session:
         numbers = [m.number for m in service.list_matters(session=session, actor=user)]
     chosen = st.session_state.get(MATTER) or ""
     if chosen and chosen not in numbers:
@@ -58,8 +58,10 @@ def pick(user: User, doc_type_id: str, fill: Callable[[dict[str, str]], None]) -
         st.session_state.pop(FILLED, None)
         return
     try:
-        with db_session() as session:
-            view = service.open_matter(number, types=library().types, session=session, actor=user)
+        with context().session() as session:
+            view = service.open_matter(
+                number, types=context().knowledge.types, session=session, actor=user
+            )
     except BilingualError as exc:  # a matter gone or a role lost: say so, draft without it
         st.warning(describe(exc).text(lang()))
         return
@@ -72,7 +74,7 @@ def pick(user: User, doc_type_id: str, fill: Callable[[dict[str, str]], None]) -
 
 
 def _needs_line(view: MatterView, doc_type_id: str) -> None:
-    types = library().types
+    types = context().knowledge.types
     ui_lang = lang()
     matter = view.matter
     st.caption(tr("matter.drafting_for", number=matter.number, version=matter.version,

@@ -12,7 +12,7 @@ import streamlit as st
 from app.domain import BilingualError, Role, describe
 from app.pages.matter_panel import MATTER, NEED_KEYS
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, library, require_user, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _facts_form(prefix: str, facts: Mapping[str, str]) -> dict[str, str]:
     """The matter's fact fields in two columns; returns what they hold now."""
     from app.matters.facts import matter_fields
 
-    fields = matter_fields(library().types)
+    fields = matter_fields(context().knowledge.types)
     cols = st.columns(2)
     for i, spec in enumerate(fields):
         with cols[i % 2]:
@@ -53,6 +53,7 @@ def _facts_form(prefix: str, facts: Mapping[str, str]) -> dict[str, str]:
 def _create(user: User) -> None:
     from app.matters import service
 
+    ctx = context()
     with st.expander(tr("matter.new"), expanded=False):
         number = st.text_input(tr("matter.number"), key="matters.new.number", max_chars=64)
         client = st.text_input(tr("matter.client"), key="matters.new.client", max_chars=200)
@@ -63,9 +64,9 @@ def _create(user: User) -> None:
         if not facts.get("company_name"):
             facts["company_name"] = client.strip()
         try:
-            with db_session() as session:
+            with ctx.session() as session:
                 saved = service.create_matter(number, client=client, title=title, facts=facts,
-                                              types=library().types, session=session, actor=user)  # fmt: skip
+                                              types=ctx.knowledge.types, session=session, actor=user)  # fmt: skip
         except BilingualError as exc:
             st.error(describe(exc).text(lang()))
             return
@@ -77,7 +78,7 @@ def _list(user: User) -> None:
     from app.matters import service
 
     query = st.text_input(tr("matter.search"), key="matters.query")
-    with db_session() as session:
+    with context().session() as session:
         found = service.list_matters(session=session, actor=user, query=query or None)
     if not found:
         st.info(tr("matter.none_yet"))
@@ -96,7 +97,7 @@ def _list(user: User) -> None:
 def _needs(view: MatterView) -> None:
     from app.matters.service import stale_reports
 
-    types, ui_lang = library().types, lang()
+    types, ui_lang = context().knowledge.types, lang()
     if view.decision is None:
         st.warning(tr("matter.no_route"))
     else:
@@ -134,6 +135,7 @@ def _edit(view: MatterView, user: User) -> None:
     from app.matters import service
     from audit.matters import MatterConflict
 
+    ctx = context()
     matter = view.matter
     prefix = f"matters.edit.{matter.number}.{matter.version}"
     with st.expander(tr("matter.edit")):
@@ -143,10 +145,10 @@ def _edit(view: MatterView, user: User) -> None:
         if not st.button(tr("matter.save"), key=f"{prefix}.save", type="primary"):
             return
         try:
-            with db_session() as session:
+            with ctx.session() as session:
                 saved = service.update_matter(matter.number, client=client, title=title,
                                               facts=facts, base=matter.version,
-                                              types=library().types, session=session, actor=user)  # fmt: skip
+                                              types=ctx.knowledge.types, session=session, actor=user)  # fmt: skip
         except MatterConflict as exc:
             st.error(exc.message(lang()))
             st.button(tr("matter.reload"), key=f"{prefix}.reload")
@@ -161,8 +163,9 @@ def _edit(view: MatterView, user: User) -> None:
 def _documents(number: str, user: User) -> None:
     from app.matters import service
 
-    types, ui_lang = library().types, lang()
-    with db_session() as session:
+    ctx = context()
+    types, ui_lang = ctx.knowledge.types, lang()
+    with ctx.session() as session:
         docs = service.matter_documents(number, session=session, actor=user)
         versions = service.matter_history(number, session=session, actor=user)
     st.markdown(f"**{tr('matter.documents', n=len(docs))}**")
@@ -186,6 +189,7 @@ def _documents(number: str, user: User) -> None:
 def render() -> None:
     from app.matters import service
 
+    ctx = context()
     user = require_user(Role.DRAFTER)
     st.title(tr("matter.page_title"))
     st.caption(tr("matter.page_help"))
@@ -195,8 +199,10 @@ def render() -> None:
     if not number:
         return
     try:
-        with db_session() as session:
-            view = service.open_matter(number, types=library().types, session=session, actor=user)
+        with ctx.session() as session:
+            view = service.open_matter(
+                number, types=ctx.knowledge.types, session=session, actor=user
+            )
     except BilingualError as exc:
         st.error(describe(exc).text(lang()))
         return

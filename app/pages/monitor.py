@@ -13,7 +13,7 @@ import streamlit as st
 from app.domain import Role, describe
 from app.pages.acceptance_chart import per_position_chart
 from app.pages.plain_text import plain
-from app.pages.ui_state import lang, require_user, settings, tr
+from app.pages.ui_state import context, lang, require_user, tr
 
 if TYPE_CHECKING:
     from app.llm.metrics_parse import DerivedMetrics
@@ -37,7 +37,7 @@ def _sample(name: str) -> tuple[DerivedMetrics, DerivedMetrics]:
     """Scrape one endpoint: rates since the previous scrape, and totals since server start."""
     from app.llm.metrics_parse import derive, scrape
 
-    endpoint = settings().all_endpoints()[name]
+    endpoint = context().settings.all_endpoints()[name]
     snap = scrape(endpoint, name=name)
     previous = st.session_state.setdefault(LAST, {}).get(name)
     if snap.ok:
@@ -59,7 +59,7 @@ def _remember(name: str, derived: DerivedMetrics, tick: datetime) -> pd.DataFram
 def _advice(derived: DerivedMetrics) -> None:
     from app.llm.metrics_parse import advice
 
-    fired = advice(derived, num_speculative_tokens=settings().num_speculative_tokens)
+    fired = advice(derived, num_speculative_tokens=context().settings.num_speculative_tokens)
     for item in fired:
         st.warning(plain(item.message(lang())))
     if not fired:
@@ -131,7 +131,7 @@ def _line_chart(frame: pd.DataFrame, group: str) -> alt.LayerChart | alt.Chart:
 @st.fragment(run_every=5)
 def _live() -> None:
     tick = datetime.now().replace(microsecond=0)
-    for name in settings().all_endpoints():
+    for name in context().settings.all_endpoints():
         _endpoint_panel(name, tick)
 
 
@@ -139,7 +139,7 @@ def _audit_spool() -> None:
     """Records waiting in the audit spool, and spool lines moved to its quarantine."""
     from app.database import spool_status
 
-    status = spool_status(settings())
+    status = spool_status(context().settings)
     if status.problem is not None:  # not a file of its own (a link): neither read nor emptied
         st.error(status.problem.text(lang()))
     if status.pending:
@@ -155,8 +155,8 @@ def _writing_quality() -> None:
     from app.drafting.writing_mode import decide, decision_line, measure_details
     from app.drafting.writing_quality import measure_endpoint
 
-    for name in settings().all_endpoints():
-        decision = decide(name, settings())
+    for name in context().settings.all_endpoints():
+        decision = decide(name, context().settings)
         banner = st.empty()
         banner.caption(plain(f"{name}: {decision_line(decision, lang())}"))
         found = decision.measure
@@ -175,13 +175,15 @@ def _writing_quality() -> None:
                 )
 
             try:
-                found = measure_endpoint(name, settings=settings(), progress=step, again=True)
+                found = measure_endpoint(
+                    name, settings=context().settings, progress=step, again=True
+                )
             except Exception as exc:  # noqa: BLE001 - a failure is shown, never a traceback
                 status.update(state="error")
                 st.error(tr("writing_quality.failed", detail=describe(exc).text(lang())))
                 continue
             status.update(state="complete")
-        banner.caption(plain(f"{name}: {decision_line(decide(name, settings()), lang())}"))
+        banner.caption(plain(f"{name}: {decision_line(decide(name, context().settings), lang())}"))
         st.success(plain(measure_details(found, lang())))
 
 

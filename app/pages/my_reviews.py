@@ -14,7 +14,7 @@ import streamlit as st
 
 from app.domain import Role, describe
 from app.pages.blind_review import study_label
-from app.pages.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def _rows(reviewer: User) -> list[dict[str, object]]:
     from app.studies import service as studies
 
     rows: list[dict[str, object]] = []
-    with db_session() as session:
+    with context().session() as session:
         for study in studies.reviewer_studies(session=session, actor=reviewer):
             for pair in studies.reviewer_queue(study.id, session=session, actor=reviewer):
                 for draft in pair.drafts:

@@ -10,7 +10,7 @@ import streamlit as st
 
 from app.domain import ClauseStatus, Role, describe
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, library, settings, tr
+from app.pages.ui_state import context, lang, tr
 from audit.domain import User
 
 if TYPE_CHECKING:
@@ -45,24 +45,27 @@ def _earlier(cand: Candidate, rows: list[StoredFirmClause]) -> bool:
 def _candidate(user: User, cand: Candidate, n: int) -> None:
     from app.precedents import firm_clauses
 
+    ctx = context()
     kind = tr("precedents.new_version" if cand.new_version else "precedents.new_clause")
     st.markdown(f"**{tr('precedents.part', title=cand.title, clause=cand.clause_id, kind=kind)}**")
     key = f"precedents.{cand.revision_id}.{n}"
     general = bool(st.checkbox(tr("precedents.use_placeholders"), value=True, key=f"{key}.ph"))
-    draft = cand.draft(user.name, settings=settings(), placeholders=general)
+    draft = cand.draft(user.name, settings=ctx.settings, placeholders=general)
     st.code(draft.text, language=None, wrap_lines=True)
     if general:
         pairs = ", ".join(f"{v} → {{{{ {f} }}}}" for v, f in cand.placeholders)
         st.caption(tr("precedents.replaced", pairs=pairs) if pairs else tr("precedents.no_values"))
-    reason = firm_clauses.refusal(draft, firm_clauses.type_library(cand.doc_type, settings()))
+    reason = firm_clauses.refusal(draft, firm_clauses.type_library(cand.doc_type, ctx.settings))
     if reason is not None:
         st.warning(tr("precedents.checks_failed", detail=reason))
         return
     st.caption(tr("precedents.checks_ok"))
     if st.button(tr("precedents.propose"), key=f"{key}.propose", icon=":material/library_add:"):
         try:
-            with db_session() as session:
-                row = firm_clauses.propose(draft, settings=settings(), session=session, actor=user)
+            with ctx.session() as session:
+                row = firm_clauses.propose(
+                    draft, settings=ctx.settings, session=session, actor=user
+                )
         except Exception as exc:  # noqa: BLE001 - refused, no permission, database down
             st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
             return
@@ -74,17 +77,18 @@ def _decide(user: User, row: StoredFirmClause, where: str = "precedents") -> Non
     prefixes the widgets' keys (the list at the top of History and a revision's own)."""
     from app.precedents import firm_clauses
 
+    ctx = context()
     cols = st.columns([1, 1, 3])
     note = cols[2].text_input(tr("precedents.reject_note"), key=f"{where}.note.{row.id}")
     try:
         if cols[0].button(tr("precedents.approve"), key=f"{where}.approve.{row.id}"):
-            with db_session() as session:
+            with ctx.session() as session:
                 done = firm_clauses.approve(
-                    row.id, settings=settings(), session=session, actor=user
+                    row.id, settings=ctx.settings, session=session, actor=user
                 )
             st.success(tr("precedents.approved", clause=done.clause_id, version=done.version))
         elif cols[1].button(tr("precedents.reject"), key=f"{where}.reject.{row.id}"):
-            with db_session() as session:
+            with ctx.session() as session:
                 done = firm_clauses.reject(row.id, note=str(note), session=session, actor=user)
             st.success(tr("precedents.rejected", clause=done.clause_id))
     except Exception as exc:  # noqa: BLE001 - refused by the checks, decided meanwhile, database down
@@ -95,7 +99,7 @@ def _decisions(user: User, revision: StoredRevision) -> None:
     """An admin's approve / reject of the proposals made from this revision."""
     from app.precedents import firm_clauses
 
-    with db_session() as session:
+    with context().session() as session:
         waiting = firm_clauses.pending(session=session, revision_id=revision.id)
     if not waiting:
         return
@@ -113,10 +117,11 @@ def pending_list(user: User) -> None:
     it came from and Approve / Reject (those decided here leave the list at the next click)."""
     from app.precedents import firm_clauses
 
+    ctx = context()
     if user.role != Role.ADMIN:
         return
     try:
-        with db_session() as session:
+        with ctx.session() as session:
             waiting = firm_clauses.pending(session=session)
     except Exception as exc:  # noqa: BLE001 - database down: say so, History still works
         st.error(tr("precedents.failed", detail=describe(exc).text(lang())))
@@ -124,7 +129,7 @@ def pending_list(user: User) -> None:
     if not waiting:
         st.caption(tr("precedents.pending_none"))
         return
-    types = library().types
+    types = ctx.knowledge.types
     with st.expander(tr("precedents.pending_all", n=len(waiting)), expanded=True):
         for row in waiting:
             title = types[row.doc_type].title(lang()) if row.doc_type in types else row.doc_type
@@ -143,14 +148,15 @@ def proposals(user: User, revision: StoredRevision) -> None:
     """Propose the revision's changed parts as firm clauses; an admin decides on them here."""
     from app.precedents import firm_clauses
 
+    ctx = context()
     with st.expander(tr("precedents.title")):
         st.caption(tr("precedents.help"))
         found: tuple[Candidate, ...] = ()
         made: list[StoredFirmClause] = []
         try:
-            with db_session() as session:
+            with ctx.session() as session:
                 found = firm_clauses.candidates(
-                    revision.id, settings=settings(), session=session, actor=user
+                    revision.id, settings=ctx.settings, session=session, actor=user
                 )
                 made = firm_clauses.from_revision(revision.id, session=session)
             if not found:

@@ -13,7 +13,7 @@ import streamlit as st
 
 from app.domain import Role, describe
 from app.pages.plain_text import plain
-from app.pages.ui_state import db_session, lang, require_user, settings, tr
+from app.pages.ui_state import context, lang, require_user, tr
 
 if TYPE_CHECKING:
     from app.studies.report import StudyReport
@@ -121,7 +121,7 @@ def render() -> None:
     user = require_user(Role.ADMIN)
     st.title(tr("results.title"))
     try:
-        with db_session() as session:
+        with context().session() as session:
             everything = studies.list_studies(session=session, actor=user)
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("results.load_failed", detail=describe(exc).text(lang())))
@@ -137,8 +137,10 @@ def render() -> None:
         key="results.pick",
     )
     try:
-        with db_session() as session:
-            report = studies.results(study_id, settings=settings(), session=session, actor=user)
+        with context().session() as session:
+            report = studies.results(
+                study_id, settings=context().settings, session=session, actor=user
+            )
     except ResultsLocked:
         st.info(tr("results.locked"))
         return

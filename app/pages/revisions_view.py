@@ -11,7 +11,7 @@ import streamlit as st
 from app.domain import Role, describe
 from app.i18n import t
 from app.pages.findings_view import text_and_findings
-from app.pages.ui_state import current_user, db_session, lang, library, settings, tr
+from app.pages.ui_state import context, current_user, lang, tr
 from audit.domain import StoredGeneration, User
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def base_number(generation_id: int) -> int | None:
 def _latest(generation_id: int) -> CurrentText | None:
     from app.drafting import revisions
 
-    with db_session() as session:
+    with context().session() as session:
         return revisions.current_text(generation_id, session=session)
 
 
@@ -134,14 +134,20 @@ def save(user: User, result: DraftResult, text: str) -> StoredRevision | None:
     returns the revision or None."""
     from app.drafting import revisions
 
+    ctx = context()
     gid = result.generation_id
     if gid is None:
         return None
     base = _bases().get(gid, (0, result.text))[0]
     try:
-        with db_session() as session:
+        with ctx.session() as session:
             saved = revisions.save_revision(
-                gid, text, settings=settings(), session=session, actor=user, base_revision=base
+                gid,
+                text,
+                settings=ctx.settings,
+                session=session,
+                actor=user,
+                base_revision=base,
             )
     except Exception as exc:  # noqa: BLE001 - a newer revision, unchanged, empty, no permission, database down
         st.error(tr("revisions.save_failed", detail=describe(exc).text(lang())))
@@ -206,7 +212,7 @@ def approval_text(user: User, result: DraftResult, text: str) -> tuple[str, int 
 
 
 def _type_title(doc_type: str) -> str:
-    types = library().types
+    types = context().knowledge.types
     return types[doc_type].title(lang()) if doc_type in types else doc_type
 
 
@@ -248,7 +254,7 @@ def _redline(model_text: str, revision: StoredRevision) -> None:
 
 def _type_style(stored: StoredGeneration) -> str:
     """The DOCX style of the draft's document type (standard when the type is gone)."""
-    doc_type = library().types.get(stored.record.doc_type)
+    doc_type = context().knowledge.types.get(stored.record.doc_type)
     return doc_type.docx_style if doc_type is not None else "standard"
 
 
@@ -257,9 +263,10 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     from app.export.naming import Copy
     from app.pages.docx_style import style_picker
 
+    ctx = context()
     key = f"{stored.id}.{revision.id if revision else 'model'}"
     meta = export_meta(
-        stored, revision, title=_type_title(stored.record.doc_type), settings=settings()
+        stored, revision, title=_type_title(stored.record.doc_type), settings=ctx.settings
     )
     cols = st.columns(3)
     cols[0].download_button(
@@ -285,7 +292,7 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
             stored,
             revision,
             title=meta.title,
-            settings=settings(),
+            settings=ctx.settings,
             copy=copy,
             meta=meta,
             style=style,
@@ -309,7 +316,7 @@ def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | N
     """
     from app.drafting import revisions
 
-    with db_session() as session:
+    with context().session() as session:
         items = revisions.list_revisions(stored.id, session=session, actor=user)
     st.markdown(f"#### {tr('revisions.title')}")
     if not items:
@@ -355,6 +362,7 @@ def approve_button(result: DraftResult, text: str) -> None:
     """Approve the (edited) draft as a precedent for the retrieval drafter."""
     from app.precedents.approvals import approve_output
 
+    ctx = context()
     if not st.button(
         tr("draft.approve"), key=f"draft.approve.{result.token}", help=tr("draft.approve_help")
     ):
@@ -364,12 +372,12 @@ def approve_button(result: DraftResult, text: str) -> None:
     if user is None or chosen is None:
         return
     try:
-        with db_session() as session:
+        with ctx.session() as session:
             approval = approve_output(
                 chosen[0],
                 doc_type=result.request.doc_type_id,
                 generation_id=result.generation_id,
-                settings=settings(),
+                settings=ctx.settings,
                 session=session,
                 actor=user,
                 revision_id=chosen[1],

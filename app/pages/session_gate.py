@@ -19,7 +19,7 @@ import streamlit as st
 from app import accounts
 from app.accounts import sessions
 from app.accounts.handoff import COOKIE, HANDOFF_PATH, HANDOFFS
-from app.pages.ui_state import db_session, settings, tr
+from app.pages.ui_state import context, tr
 from audit.domain import User
 
 SEEN = "lexspec_seen"  # time of this session's last page run (idle limit)
@@ -32,11 +32,11 @@ log = logging.getLogger(__name__)
 
 
 def _idle_s() -> float:
-    return settings().session_idle_hours * 3600.0
+    return context().settings.session_idle_hours * 3600.0
 
 
 def _key() -> bytes:
-    return sessions.session_key(settings().resolved_session_key_file)
+    return sessions.session_key(context().settings.resolved_session_key_file)
 
 
 def end(ended: str | None) -> None:
@@ -72,7 +72,7 @@ def signed_in_user() -> User | None:
     if user is None and token is None:
         return None
     try:
-        with db_session() as session:
+        with context().session() as session:
             if user is not None:
                 seen = state.get(SEEN)
                 checked = sessions.recheck(
@@ -107,7 +107,7 @@ def show_notice(user: User | None) -> None:
     elif notice == "role_changed" and user is not None:
         st.warning(tr("session.role_changed", role=tr(f"role.{user.role}")))
     elif notice is not None:
-        st.warning(tr(f"session.ended_{notice}", hours=settings().session_idle_hours))
+        st.warning(tr(f"session.ended_{notice}", hours=context().settings.session_idle_hours))
 
 
 def _offer(token: str | None) -> str:
@@ -153,7 +153,7 @@ def sign_out() -> None:
     user = accounts.current_user(st.session_state)
     if user is not None:
         try:
-            with db_session() as session:
+            with context().session() as session:
                 sessions.end_everywhere(user, session=session)
         except Exception:  # noqa: BLE001 - database down: this browser still forgets the user and the cookie
             pass

@@ -8,7 +8,7 @@ from app import accounts
 from app.domain import describe
 from app.pages.plain_text import plain
 from app.pages.session_gate import NOTICE
-from app.pages.ui_state import current_user, db_session, lang, tr
+from app.pages.ui_state import context, current_user, lang, tr
 from audit.domain import User
 
 
@@ -25,7 +25,7 @@ def _sign_in_form() -> None:
         st.error(tr("auth.missing"))
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             user = accounts.sign_in(name.strip(), password, session=session)
     except accounts.SignInError as exc:
         st.error(plain(exc.message(lang())))
@@ -52,7 +52,7 @@ def _change_password_form(user: User) -> None:
         st.error(tr("auth.mismatch"))
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             updated = accounts.change_password(old, new, session=session, actor=user)
     except Exception as exc:  # noqa: BLE001 - too short, wrong old password, ...: the service explains
         st.error(plain(describe(exc).text(lang())))

@@ -14,15 +14,7 @@ import streamlit as st
 from app.domain import Role, StudyDesign, describe
 from app.i18n import t
 from app.pages.plain_text import plain
-from app.pages.ui_state import (
-    db_session,
-    lang,
-    library,
-    require_user,
-    session_factory,
-    settings,
-    tr,
-)
+from app.pages.ui_state import context, lang, require_user, tr
 from app.studies.domain import ArmSpec, StudySpec
 from audit.domain import User
 
@@ -40,7 +32,7 @@ DEFAULT_TYPE = "cross-border-filing-guide"
 def _reviewer_names() -> list[str]:
     from app import accounts
 
-    with db_session() as session:
+    with context().session() as session:
         return accounts.reviewer_names(session=session, actor=require_user(Role.ADMIN))
 
 
@@ -49,7 +41,7 @@ def _arm_inputs(column: DeltaGenerator, number: int, default_endpoint: str) -> A
     app.studies.arms.ARM_KEYS; speculation is recorded from each generation, not set here)."""
     from app.domain import DRAFT_MODES
 
-    names = list(settings().all_endpoints())
+    names = list(context().settings.all_endpoints())
     ui_lang = lang()  # bound now: format_func may be called outside the script run
     with column:
         st.markdown(f"**{tr('studies.arm_n', n=number)}**")
@@ -108,7 +100,7 @@ def _case_grid(doc_type: DocType) -> pd.DataFrame:
 
 
 def _create_form(actor: User) -> None:
-    lib = library()
+    lib = context().knowledge.library
     ui_lang = lang()
     ids = sorted(lib.types)
     doc_id = st.selectbox(
@@ -119,7 +111,7 @@ def _create_form(actor: User) -> None:
         key="study.doc_type",
     )
     doc_type = lib.types[doc_id]
-    names = list(settings().all_endpoints())
+    names = list(context().settings.all_endpoints())
     n_arms = int(st.number_input(tr("studies.n_arms"), 2, 6, 2, 1, key="study.n_arms"))
     reviewer_names = _reviewer_names()
     _plan(n_arms, max(1, min(3, len(reviewer_names))))
@@ -166,12 +158,13 @@ def _submit(actor: User, spec: StudySpec, same_ok: bool) -> None:
     from app.studies import arms
     from app.studies import service as studies
 
+    ctx = context()
     if arms.arms_identical(spec) and not same_ok:
         st.warning(tr("study_page.same_arms"))
         return
     try:
-        with db_session() as session:
-            study = studies.create_study(spec, session=session, settings=settings(), actor=actor)
+        with ctx.session() as session:
+            study = studies.create_study(spec, session=session, settings=ctx.settings, actor=actor)
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
         return
@@ -183,6 +176,7 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
     the default spread before verdicts are in, the observed one after."""
     from app.studies import service as studies
 
+    ctx = context()
     with st.expander(tr("studies.plan_title"), expanded=study_id is None):
         key = f"study.plan.{study_id or 'new'}"
         left, right = st.columns(2)
@@ -193,14 +187,14 @@ def _plan(n_arms: int, n_reviewers: int, study_id: int | None = None) -> None:
             tr("studies.plan_reviewers"), 1, 50, n_reviewers, 1, key=f"{key}.reviewers"
         )
         try:
-            with db_session() as session:
+            with ctx.session() as session:
                 plan = studies.plan(
                     float(difference),
                     n_arms=n_arms,
                     n_reviewers=int(reviewers),
                     study_id=study_id,
                     session=session,
-                    settings=settings(),
+                    settings=ctx.settings,
                     actor=require_user(Role.ADMIN),
                 )
         except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
@@ -214,7 +208,7 @@ def _configs(actor: User, study: Study) -> None:
     speculation the endpoint reported); gold items are marked."""
     from app.studies import service as studies
 
-    with db_session() as session:
+    with context().session() as session:
         items = studies.list_items(study.id, session=session, actor=actor)
     arms = {a.id: a.label for a in study.arms}
     cases = {c.id: c.position + 1 for c in study.cases}
@@ -229,7 +223,7 @@ def _identical(actor: User, study: Study) -> None:
     from app.studies import service as studies
     from app.studies.sameness import identical_arms
 
-    with db_session() as session:
+    with context().session() as session:
         items = studies.list_items(study.id, session=session, actor=actor)
     for pair in identical_arms(study, items):
         key = "study_page.identical_all" if pair.everywhere else "study_page.identical_some"
@@ -267,8 +261,8 @@ def _generate(actor: User, study_id: int) -> None:
     try:
         studies.generate_items(
             study_id,
-            session_factory=session_factory(),
-            settings=settings(),
+            session_factory=context().session_factory,
+            settings=context().settings,
             progress=on_progress,
             actor=actor,
         )
@@ -281,7 +275,7 @@ def _generate(actor: User, study_id: int) -> None:
 def _progress(actor: User, study: Study) -> StudyProgress:
     from app.studies import service as studies
 
-    with db_session() as session:
+    with context().session() as session:
         progress = studies.study_progress(study.id, session=session, actor=actor)
     st.progress(
         progress.items_complete / max(1, progress.items_total),
@@ -322,7 +316,7 @@ def _unblind(actor: User, study: Study) -> None:
         st.warning(tr("studies.unblind_confirm"))
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             studies.unblind_early(study.id, session=session, reason=reason, actor=actor)
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         st.error(tr("studies.failed", detail=describe(exc).text(lang())))
@@ -333,7 +327,7 @@ def _unblind(actor: User, study: Study) -> None:
 def _existing(actor: User) -> None:
     from app.studies import service as studies
 
-    with db_session() as session:
+    with context().session() as session:
         everything = studies.list_studies(session=session, actor=actor)
     if not everything:
         st.info(tr("studies.none"))

@@ -1,48 +1,40 @@
 """Small non-widget helpers shared by the pages: the acting context (`context()`: the
-installation's Settings, its database, the signed-in user), cached factories, the UI
+installation's Settings, knowledge and database, the signed-in user), cached factories, the UI
 language. The one place the pages read Settings (app.config.get_settings); nothing here draws
 widgets except `require_user`'s refusal."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.config import Settings, get_settings
+from app.config import get_settings
 from app.domain import Role
 from app.i18n import DEFAULT_LANG, LANGUAGES, t
 from audit.domain import User
 
 if TYPE_CHECKING:  # the factories import these lazily, at first use
-    from sqlalchemy.orm import Session, sessionmaker  # noqa: TID251 (types of the factories)
-
     from app.context import Context
     from app.llm.client import OpenAIClient
-    from app.prompts import Library
-
-
-def settings() -> Settings:
-    """The installation's Settings (read once per process by app.config)."""
-    return get_settings()
 
 
 def context() -> Context:
-    """The acting context of this run of a page: the Settings, the installation's database
-    (opened once per process by app.database) and the signed-in user (None before sign-in)."""
+    """The acting context of this run of a page: the Settings, the installation's knowledge
+    (document types, catalogue, clauses: loaded once per process, app.knowledge), its database
+    (opened once per process by app.database: `context().session()` is one unit of work) and
+    the signed-in user (None before sign-in). Pages read all of these through it."""
     from app.context import Context
 
-    return Context(settings(), actor=current_user())
+    return Context(get_settings(), actor=current_user())
 
 
 def lang() -> str:
     """The UI language of this session (sidebar switch), defaulting to Settings.lang."""
     value = st.session_state.get("lang")
     if value not in LANGUAGES:
-        value = settings().lang if settings().lang in LANGUAGES else DEFAULT_LANG
+        value = get_settings().lang if get_settings().lang in LANGUAGES else DEFAULT_LANG
         st.session_state["lang"] = value
     return str(value)
 
@@ -58,58 +50,44 @@ def tr(key: str, **values: object) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _library(prompts_dir: str) -> Library:
-    from app.prompts import load_library
+def _outline_problems(prompts_dir: str, statutes_file: str, corpus_dir: str) -> list[str]:
+    from app.knowledge import Knowledge
 
-    return load_library(Path(prompts_dir))
-
-
-def library() -> Library:
-    """The prompt library (document types), loaded once per prompts directory."""
-    return _library(str(settings().prompts_dir))
-
-
-@st.cache_resource(show_spinner=False)
-def _outline_problems(prompts_dir: str, corpus_dir: str, statutes_file: str) -> list[str]:
-    from app.outline.prepare import load_outlines
-
-    return load_outlines(
-        Path(prompts_dir),
-        _library(prompts_dir).types,
-        corpus_dir=Path(corpus_dir),
-        statutes_file=Path(statutes_file) if statutes_file else None,
-    ).errors
+    knowledge = Knowledge(Path(prompts_dir), Path(statutes_file) if statutes_file else None,
+                          Path(corpus_dir) if corpus_dir else None)  # fmt: skip
+    return knowledge.outlines().errors
 
 
 def outline_problems() -> list[str]:
-    """Broken outlines (prompts/<type>/outline.yaml), each named by its type."""
-    s = settings()
-    statutes = str(s.statutes_file) if s.statutes_file is not None else ""
-    return _outline_problems(str(s.prompts_dir), str(s.resolved_corpus_dir), statutes)
+    """Broken outlines (prompts/<type>/outline.yaml), each named by its type (checked once per
+    process and installation)."""
+    known = context().knowledge
+    paths = (known.prompts_dir, known.statutes_file, known.corpus_dir)
+    return _outline_problems(*(str(p or "") for p in paths))
 
 
 @st.cache_resource(show_spinner=False)
 def _client(name: str, base_url: str, model: str | None) -> OpenAIClient:
     from app.llm.client import make_client
 
-    return make_client(name, settings())
+    return make_client(name, get_settings())
 
 
 def client(name: str) -> OpenAIClient:
     """An LLM client for a named endpoint, cached per (name, URL, model)."""
-    endpoint = settings().all_endpoints()[name]
+    endpoint = get_settings().all_endpoints()[name]
     return _client(name, endpoint.base_url, endpoint.model)
 
 
 def endpoint_names() -> list[str]:
-    return list(settings().all_endpoints())
+    return list(get_settings().all_endpoints())
 
 
 def active_endpoint() -> str:
     """The endpoint new requests go to (`lexspec endpoints switch` changes it, blue/green)."""
     from app.llm.router import Router
 
-    return Router.from_settings(settings()).active
+    return Router.from_settings(get_settings()).active
 
 
 def chosen_endpoint() -> str:
@@ -117,17 +95,6 @@ def chosen_endpoint() -> str:
     names = endpoint_names()
     value = st.session_state.get("endpoint")
     return str(value) if value in names else active_endpoint()
-
-
-@contextmanager
-def db_session() -> Iterator[Session]:
-    """One unit of work on the installation's database (migrated on first use). It does not
-    read the signed-in user, so it also works where session_state cannot be read (a run's
-    `finally` after Stop)."""
-    from app.database import get_session_factory, session_scope
-
-    with session_scope(get_session_factory(settings())) as session:
-        yield session
 
 
 def keep_widget_values(*prefixes: str) -> None:
@@ -160,13 +127,6 @@ def require_user(*roles: Role) -> User:
     return user
 
 
-def session_factory() -> sessionmaker[Session]:
-    """The app's session factory, for services that open one short transaction per step."""
-    from app.database import get_session_factory
-
-    return get_session_factory(settings())
-
-
 @st.cache_resource(show_spinner=False)
 def bootstrap() -> bool:
     """Once per server process: migrate the database and, on a fresh one, create the first
@@ -177,7 +137,7 @@ def bootstrap() -> bool:
     from app import accounts
 
     try:
-        with db_session() as session:
+        with context().session() as session:
             password = accounts.first_run_admin(session=session)
     except Exception as exc:  # noqa: BLE001 - the sign-in page reports a database that cannot be reached
         print(f"LexSpec: database not ready: {exc}", file=sys.stderr)

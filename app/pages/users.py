@@ -8,7 +8,7 @@ import streamlit as st
 from app import accounts
 from app.domain import Role, describe
 from app.i18n import t
-from app.pages.ui_state import db_session, lang, require_user, tr
+from app.pages.ui_state import context, lang, require_user, tr
 from audit.domain import User
 
 
@@ -24,7 +24,7 @@ def _add_form(admin: User) -> None:
     if not submitted:
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             created, generated = accounts.add_user(
                 name, role, password or None, session=session, actor=admin
             )
@@ -50,7 +50,7 @@ def _manage_form(admin: User, everyone: list[User]) -> None:
     if not (disable or enable or reset) or name is None:
         return
     try:
-        with db_session() as session:
+        with context().session() as session:
             if reset:
                 password = accounts.reset_user_password(name, session=session, actor=admin)
             else:
@@ -65,14 +65,15 @@ def _manage_form(admin: User, everyone: list[User]) -> None:
 
 
 def render() -> None:
+    ctx = context()
     user = require_user(Role.ADMIN)
     accounts.require_role(user, Role.ADMIN)
     st.title(tr("users.title"))
     _add_form(user)
-    with db_session() as session:
+    with ctx.session() as session:
         before = accounts.list_users(session=session, actor=user)
     _manage_form(user, before)
-    with db_session() as session:  # read again: the table shows what the form just changed
+    with ctx.session() as session:  # read again: the table shows what the form just changed
         everyone = accounts.list_users(session=session, actor=user)
     st.subheader(tr("users.list"))
     st.dataframe(

@@ -77,11 +77,13 @@ class TypeLibrary:
 
 
 def type_library(doc_type_id: str, settings: Settings) -> TypeLibrary:
-    from app.outline.model import OutlineError, load_outline
-    from app.outline.prepare import check_outline, clause_context
-    from app.prompts import load_library, validate_values
+    from app.knowledge import Knowledge
+    from app.outline.model import OutlineError
+    from app.outline.prepare import clause_context
+    from app.prompts import validate_values
 
-    types = load_library(settings.prompts_dir).types
+    knowledge = Knowledge.of(settings)
+    types = knowledge.types
     doc_type = types.get(doc_type_id)
     if doc_type is None:
         known = ", ".join(sorted(types))
@@ -90,17 +92,16 @@ def type_library(doc_type_id: str, settings: Settings) -> TypeLibrary:
             f"Unknown document type {doc_type_id} (known: {known})",
         )
     try:
-        outline = load_outline(settings.prompts_dir / doc_type_id, settings.resolved_corpus_dir)
+        outline = knowledge.outline(doc_type)
         if outline is None:
             raise OutlineError("no outline.yaml")
-        outline = check_outline(outline, doc_type, statutes_file=settings.statutes_file)
     except (OutlineError, OSError) as exc:
         raise PrecedentError(
             f"{doc_type_id} 没有可用的提纲，无法建立条款库：{exc}",
             f"{doc_type_id} has no working outline, so no clause library: {exc}",
         ) from exc
     values = validate_values(doc_type, doc_type.example_values())
-    ctx = clause_context(outline, doc_type, values, statutes_file=settings.statutes_file)
+    ctx = clause_context(outline, doc_type, values, statutes_file=knowledge.statutes_file)
     return TypeLibrary(doc_type, outline, ctx)
 
 
@@ -162,7 +163,7 @@ class Candidate:
         self, author: str, *, settings: Settings, placeholders: bool = True
     ) -> FirmClauseDraft:
         """The clause to propose (with its cites read with the statute catalogue of `settings`)."""
-        from app.drafting.checking import statute_catalogue
+        from app.knowledge import Knowledge
 
         text = self.generalized if placeholders else self.text
         return FirmClauseDraft(
@@ -171,7 +172,7 @@ class Candidate:
             part=self.part,
             text=text,
             when=self.when,
-            cites=declared_cites(text, statute_catalogue(settings)),
+            cites=declared_cites(text, Knowledge.of(settings).catalogue()),
             author=author,
             source_revision_id=self.revision_id,
         )
@@ -266,14 +267,9 @@ def _draft_context(
     decided once), as the page and a saved revision's check have it, and its outline plan."""
     from app.drafting.logged import logged_context
     from app.drafting.notes import DraftNotes
+    from app.knowledge import Knowledge
 
-    context = logged_context(
-        stored.record,
-        lib.doc_type,
-        prompts_dir=settings.prompts_dir,
-        statutes_file=settings.statutes_file,
-        corpus_dir=settings.resolved_corpus_dir,
-    )
+    context = logged_context(stored.record, lib.doc_type, knowledge=Knowledge.of(settings))
     if context.mode != "outline":
         raise PrecedentError(
             "只有按提纲起草的草稿可以按部分提议条款（自由撰写的草稿没有部分）。",

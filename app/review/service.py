@@ -152,11 +152,12 @@ def review_document(
     read. Nothing is stored here: `record_review` keeps the record."""
     from app.drafting.checking import check
     from app.drafting.context import checking_context
+    from app.knowledge import Knowledge
 
     document = read_document(data, name, max_bytes=settings.review_max_bytes)
     used = document_date(document, given=date, today=today)
     context = checking_context(
-        None, dict(facts or {}), doc_date=used.date, statutes_file=settings.statutes_file
+        None, dict(facts or {}), doc_date=used.date, knowledge=Knowledge.of(settings)
     )
     result = _with_contract(check(context, document.text), document)
     outdated: tuple[Finding, ...] = ()

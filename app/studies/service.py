@@ -68,9 +68,10 @@ def create_study(spec: StudySpec, *, session: Session, actor: User, settings: Se
 
 
 def _check_cases(spec: StudySpec, settings: Settings) -> None:
-    from app.prompts import FieldErrors, load_library, validate_values
+    from app.knowledge import Knowledge
+    from app.prompts import FieldErrors, validate_values
 
-    doc_type = load_library(settings.prompts_dir).types.get(spec.doc_type)
+    doc_type = Knowledge.of(settings).doc_type(spec.doc_type)
     if doc_type is None:
         raise ReviewError(
             f"未知文书类型「{spec.doc_type}」", f"Unknown document type '{spec.doc_type}'"
@@ -116,13 +117,13 @@ def generate_items(
     browser, a crash) loses at most the item in flight. Failed items stay pending for the
     next run.
     """
-    from app.prompts import load_library
+    from app.knowledge import Knowledge
 
     with session_factory() as session:
         _user(actor, Role.ADMIN)
         study = store.get_study(study_id, session=session)
         items = store.list_items(study_id, session=session)
-    doc_type = load_library(settings.prompts_dir).types.get(study.doc_type)
+    doc_type = Knowledge.of(settings).doc_type(study.doc_type)
     if doc_type is None:
         raise ReviewError(
             f"未知文书类型「{study.doc_type}」", f"Unknown document type '{study.doc_type}'"
@@ -379,7 +380,7 @@ def results(study_id: int, *, settings: Settings, session: Session, actor: User)
 
 def _doc_type_title(doc_type_id: str, settings: Settings) -> Bilingual | None:
     """The installed type's name in both languages; None when it is no longer installed."""
-    from app.prompts import load_library
+    from app.knowledge import Knowledge
 
-    doc_type = load_library(settings.prompts_dir).types.get(doc_type_id)
+    doc_type = Knowledge.of(settings).doc_type(doc_type_id)
     return None if doc_type is None else Bilingual(doc_type.title_zh, doc_type.title_en)

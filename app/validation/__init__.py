@@ -4,7 +4,6 @@ from app.validation.catalogue import (
     Catalogue,
     CatalogueError,
     Statute,
-    configured_catalogue,
     load_catalogue,
 )
 from app.validation.checker import check, line_col, line_cols
@@ -14,7 +13,6 @@ __all__ = [
     "CatalogueError",
     "Statute",
     "check",
-    "configured_catalogue",
     "line_col",
     "line_cols",
     "load_catalogue",

@@ -8,15 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from rapidfuzz import fuzz, process
 
 from app.domain import BilingualError
-
-if TYPE_CHECKING:
-    from app.config import Settings
 
 BUILTIN_FILE = Path(__file__).with_name("statutes.yaml")
 PRC_PREFIX = "中华人民共和国"
@@ -227,10 +224,3 @@ def load_catalogue(extra_file: Path | str | None = None) -> Catalogue:
             f"找不到法规目录文件 {path}", f"Statute file not found: {path}"
         ) from exc
     return _load(str(path), mtime)
-
-
-def configured_catalogue(settings: Settings) -> Catalogue:
-    """The catalogue these Settings configure: built-in, plus `settings.statutes_file` when one
-    is set (cached by file and mtime). The one place Settings become a catalogue; the caller
-    hands the Settings in (app.drafting.checking.statute_catalogue for the app's own)."""
-    return load_catalogue(settings.statutes_file)

@@ -20,6 +20,7 @@ from docx import Document
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.export.docx_writer import ExportMeta, draft_to_docx
+from app.knowledge import Knowledge
 from audit import firm_clauses, store
 from audit.revisions import append_revision, list_revisions
 from audit.storable import REPLACEMENT
@@ -159,7 +160,7 @@ def _outline_draft(writing: str, text: str) -> Any:
     prompts = Path(__file__).resolve().parents[2] / "prompts"
     doc = load_library(prompts).types["cross-border-filing-guide"]
     client = FakeClient([], scripts=[[text]])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=prompts, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(prompts), client=client)
     run = start_draft(prepared, client, endpoint_name="fake", writing=writing)  # type: ignore[arg-type]
     outcome = run_to_end(run)
     assert client.requests, "the model was asked"

@@ -22,6 +22,7 @@ from app.drafting.context import prepare
 from app.drafting.recording import keep
 from app.drafting.revisions import save_revision
 from app.drafting.service import run_to_end, start_draft
+from app.knowledge import Knowledge
 from app.outline.clauses import firm_clauses_file, parse_clauses
 from app.precedents import firm_clauses as precedents
 from app.prompts import load_library
@@ -79,10 +80,8 @@ def _assembled(**changes: str) -> Any:
     prepared = prepare(
         doc,
         values,
-        prompts_dir=settings.prompts_dir,
+        knowledge=Knowledge.of(settings),
         client=client,
-        statutes_file=settings.statutes_file,
-        corpus_dir=settings.resolved_corpus_dir,
     )
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="assemble"))
     assert client.requests == []
@@ -378,11 +377,9 @@ def test_adapt_mode_asks_the_real_model_to_adapt_the_firm_clause(
     prepared = prepare(
         doc,
         doc.example_values(),
-        prompts_dir=settings.prompts_dir,
+        knowledge=Knowledge.of(settings),
         client=client,
         params=replace(doc.defaults, temperature=0.0, max_tokens=24),  # cheap: any prose will do
-        statutes_file=settings.statutes_file,
-        corpus_dir=settings.resolved_corpus_dir,
     )
     step = next(s for s in prepared.plan.steps if s.part.key == "why-route")
     assert step.clause is not None and step.clause.id == "firm.why-route"

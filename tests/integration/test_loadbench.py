@@ -10,6 +10,7 @@ import pytest
 
 from app.cli import main
 from app.config import get_settings
+from app.knowledge import Knowledge
 from app.ops.bench_report import verdict, write_outputs
 from app.ops.loadbench import one_request, resolve_target, run_bench, workload
 
@@ -20,7 +21,9 @@ def test_sweep_both_arms_and_k_sweep(
     drafting_url: str, plain_llm_base_url: str, tmp_path: Path
 ) -> None:
     spec, plain = resolve_target(drafting_url, {}), resolve_target(plain_llm_base_url, {})
-    chats = workload(get_settings().prompts_dir)[:1]  # the shortest legal prompt, bounded run
+    chats = workload(Knowledge.of(get_settings()).library)[
+        :1
+    ]  # the shortest legal prompt, bounded run
     seen: list[tuple[int, int]] = []
     run = run_bench(
         spec, plain, chats, levels=[1, 2], requests_per_level=2, max_tokens=16,

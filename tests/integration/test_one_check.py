@@ -17,6 +17,7 @@ from app.drafting.checking import check
 from app.drafting.context import DraftContext, prepare
 from app.drafting.outcome import GenerationOutcome
 from app.drafting.recording import keep
+from app.knowledge import Knowledge
 from app.pages.draft_run import check_text
 from app.prompts import load_library
 from tests.conftest import app_context, app_session
@@ -107,7 +108,7 @@ def test_page_revision_and_cli_give_the_same_findings(
 ) -> None:
     prompts = get_settings().prompts_dir
     doc = load_library(prompts).types[type_id]
-    context = prepare(doc, values or doc.example_values(), prompts_dir=prompts, mode=mode)  # type: ignore[arg-type]
+    context = prepare(doc, values or doc.example_values(), knowledge=Knowledge(prompts), mode=mode)  # type: ignore[arg-type]
     assert context.mode == mode
     generation_id = _logged(context, model)
 
@@ -152,7 +153,7 @@ def test_a_page_run_that_cannot_give_its_outcome_is_still_kept(app_env: Path) ->
 
     prompts = get_settings().prompts_dir
     doc = load_library(prompts).types["cross-border-filing-guide"]
-    context = prepare(doc, VALUES, prompts_dir=prompts, mode="free-form")
+    context = prepare(doc, VALUES, knowledge=Knowledge(prompts), mode="free-form")
     run = stream_draft(FakeClient(["【适用情形】\n"]), context, endpoint_name="embedded")
     request = DraftRequest(doc.id, "T", dict(context.values), context.params, "embedded")
     drafting = Drafting(app_context(), "alice", run, text="【适用情形】\n一、")

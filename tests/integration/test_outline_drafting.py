@@ -17,6 +17,7 @@ from app.config import EndpointConfig
 from app.drafting.context import prepare
 from app.drafting.logged import notes_of
 from app.drafting.service import run_to_end, start_draft
+from app.knowledge import Knowledge
 from app.llm.client import OpenAIClient
 from app.outline.compose import parts_fallen_back
 from app.outline.provenance import facts_for, part_findings
@@ -41,7 +42,9 @@ def test_outline_draft_on_the_real_server(llm_base_url: str, type_id: str) -> No
     # a loaded machine may take long to compute a part's first prompt: no deadline of ours
     client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=900)
     params = replace(doc.defaults, max_tokens=40, seed=1)  # short parts keep the test quick
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client, params=params)
+    prepared = prepare(
+        doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client, params=params
+    )
     assert prepared.mode == "outline"
     hits = metric_total(llm_base_url, "vllm:prefix_cache_hits_total")
     run = start_draft(prepared, client, endpoint_name="embedded", writing="adapt")

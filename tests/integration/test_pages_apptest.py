@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import database
 from app.config import get_settings
+from app.knowledge import Knowledge
 from tests.conftest import acting, app_session
 from tests.page_markdown import shown
 
@@ -252,11 +253,11 @@ def test_a_part_that_fell_back_is_a_warning_with_its_reason_and_markers(app_env:
 
     doc = load_library(get_settings().prompts_dir).types["clause-continuation"]
     values, prompts = doc.example_values(), get_settings().prompts_dir
-    plan = prepare(doc, values, prompts_dir=prompts, client=FakeClient([])).plan
+    plan = prepare(doc, values, knowledge=Knowledge(prompts), client=FakeClient([])).plan
     assert plan is not None and plan.steps[0].clause is not None
     faithful = plan.steps[0].clause.text.replace("应当", "应", 1)  # its clause, a word changed
     client = FakeClient([], scripts=[[faithful], ["以下是后续条款："]])
-    prepared = prepare(doc, values, prompts_dir=prompts, client=client)
+    prepared = prepare(doc, values, knowledge=Knowledge(prompts), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="embedded", writing="adapt"))
     request = DraftRequest(doc.id, "T", dict(prepared.prompt.values), prepared.params, "embedded")
     result = DraftResult(request, outcome)

@@ -13,7 +13,7 @@ import pytest
 
 from app.domain import EventKind
 from audit import store
-from tests.conftest import app_session
+from tests.conftest import app_context, app_session
 from tests.integration.test_pages_apptest import app_env as app_env  # the fixture
 from tests.integration.test_pages_apptest import make_user
 from tests.review_docs import policy_docx
@@ -97,13 +97,12 @@ def test_a_matters_facts_are_checked_against_what_the_document_states() -> None:
     """With a matter picked, a count the document states that is not the matter's is a finding;
     without one, the facts check has nothing to compare."""
     from app.matters import service
-    from app.pages.ui_state import library
     from tests.integration.test_pages_matters import FACTS
 
     user = make_user("alice", "drafter")
     with app_session() as session:
         service.create_matter("MC-2025-017", client="明川", title="跨境订单", facts=FACTS,
-                              types=library().types, session=session, actor=user)  # fmt: skip
+                              types=app_context().knowledge.types, session=session, actor=user)  # fmt: skip
     memo = "关于明川数据出境的备忘录\n贵公司累计向境外提供20万人个人信息。\n".encode()
     at = _open({"memo.txt": memo}, user=user)
     assert not at.exception, at.exception

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.domain import MatterRef
-from tests.conftest import app_session
+from tests.conftest import app_context, app_session
 from tests.integration.test_matters_store import FACTS  # the matter's facts, one copy
 from tests.integration.test_pages_apptest import app_as, make_user, page_as
 from tests.integration.test_pages_apptest import app_env as app_env  # the fixture
@@ -25,11 +25,10 @@ def _matters_page() -> None:
 
 def _create(user: object, **changes: str) -> None:
     from app.matters import service
-    from app.pages.ui_state import library
 
     with app_session() as session:
         service.create_matter("MC-2025-017", client="明川", title="跨境订单",
-                              facts={**FACTS, **changes}, types=library().types,
+                              facts={**FACTS, **changes}, types=app_context().knowledge.types,
                               session=session, actor=user)  # type: ignore[arg-type]  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from app.config import EndpointConfig
 from app.drafting.writing_mode import ADAPT_MIN_SHARE, cached, save
 from app.drafting.writing_quality import measure
+from app.knowledge import Knowledge
 from app.llm.client import OpenAIClient
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
@@ -19,7 +20,9 @@ def test_an_endpoint_is_measured_on_the_types_own_clauses(
 ) -> None:
     client = OpenAIClient(EndpointConfig(base_url=llm_base_url), timeout_s=900)
     seen: list[tuple[int, int, str]] = []
-    found = measure(client, prompts_dir=PROMPTS, max_tokens=24, progress=lambda *a: seen.append(a))
+    found = measure(
+        client, knowledge=Knowledge(PROMPTS), max_tokens=24, progress=lambda *a: seen.append(a)
+    )
     assert [done for done, _, _ in seen] == list(range(1, len(seen) + 1))  # progress per type
     outlined = sum(1 for d in PROMPTS.iterdir() if (d / "outline.yaml").is_file())
     assert seen[-1][0] == seen[-1][1] == outlined  # every type with an outline

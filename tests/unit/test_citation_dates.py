@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from app.drafting.checking import catalogue
 from app.i18n import long_date
+from app.validation import load_catalogue
 from app.validation.lookup import lookup
 from app.validation.texts import load_texts
 
@@ -17,7 +17,7 @@ ON = dt.date(2026, 1, 15)
 
 
 def _view(reference: str):  # type: ignore[no-untyped-def]
-    return lookup(reference, catalogue=catalogue(None), store=load_texts(), on=ON)
+    return lookup(reference, catalogue=load_catalogue(None), store=load_texts(), on=ON)
 
 
 @pytest.mark.parametrize(

@@ -289,6 +289,40 @@ def test_only_the_context_builders_read_the_settings() -> None:
     assert found == []
 
 
+# Where the installation's knowledge may be unpacked from Settings or loaded from its files:
+# app/knowledge.py; the server's own options (its prompt-lookup corpus); `lexspec check`, which
+# reads a type's required sections from its meta.yaml as plain YAML (a type whose templates
+# are broken can still be checked against).
+KNOWLEDGE_READERS = {"app/knowledge.py", "app/commands/serve.py", "app/commands/check.py"}
+KNOWLEDGE_LOADERS = ("load_library", "load_outlines", "load_outline")
+KNOWLEDGE_PATHS = ("prompts_dir", "statutes_file")
+
+
+def test_the_knowledge_is_read_through_one_object() -> None:
+    """Document types, outlines and the statute file are read through `ctx.knowledge`
+    (app/knowledge.py), never by loading prompts/ or unpacking Settings' paths elsewhere;
+    pages build no Settings or sessions of their own (`context()`)."""
+    found = []
+    for p in sources(APP, AUDIT):
+        if rel(p) in KNOWLEDGE_READERS or rel(p).startswith(("app/outline/", "app/serving/")):
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            called = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+            if called.split(".")[-1] in KNOWLEDGE_LOADERS:
+                found.append(f"{rel(p)}:{node.lineno} {called}()")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in KNOWLEDGE_PATHS
+                and ast.unparse(node.value).endswith("settings")
+            ):
+                found.append(f"{rel(p)}:{node.lineno} {ast.unparse(node)}")
+    for p in sources(APP / "pages"):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in {"settings", "db_session"}:
+                found.append(f"{rel(p)}:{node.lineno} def {node.name}")
+    assert found == []
+
+
 def test_test_modules_have_unique_basenames() -> None:
     """pytest (rootdir-relative imports, no __init__ in every folder) refuses two test modules
     of the same file name at collection, which stops the whole run: each basename once."""

@@ -18,6 +18,7 @@ from app.domain import GenerationParams, RenderedPrompt
 from app.drafting.checking import check
 from app.drafting.context import DraftContext
 from app.drafting.freeform import stream_draft
+from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -189,7 +190,7 @@ def test_lexspec_draft_checks_on_the_forms_date(
     pieces = [DRAFT[i : i + 9] for i in range(0, len(DRAFT), 9)]
     client = FakeClient(pieces)
     prepared = prepare(
-        doc, values, prompts_dir=get_settings().prompts_dir, params=GenerationParams(),
+        doc, values, knowledge=Knowledge(get_settings().prompts_dir), params=GenerationParams(),
         mode="free-form",
     )  # fmt: skip
     outcome = _stream(start_draft(prepared, client, endpoint_name="embedded"), "zh")

@@ -12,6 +12,7 @@ import pytest
 from app.commands.draft import _summary, report
 from app.drafting.context import prepare
 from app.drafting.service import run_to_end, start_draft
+from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -29,7 +30,11 @@ def _draft(library, scripts, finish="stop", max_tokens=None, writing="adapt", **
     client = FakeClient([], scripts=scripts, finish=finish)
     params = replace(doc.defaults, max_tokens=max_tokens) if max_tokens else None
     prepared = prepare(
-        doc, {**doc.example_values(), **changes}, prompts_dir=PROMPTS, client=client, params=params
+        doc,
+        {**doc.example_values(), **changes},
+        knowledge=Knowledge(PROMPTS),
+        client=client,
+        params=params,
     )
     return doc, run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
 
@@ -37,7 +42,9 @@ def _draft(library, scripts, finish="stop", max_tokens=None, writing="adapt", **
 def _first_clause(library) -> str:  # type: ignore[no-untyped-def]
     """The guide's first generated part's clause, rendered with the example's facts."""
     doc = library.types[GUIDE]
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([]))
+    prepared = prepare(
+        doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=FakeClient([])
+    )
     assert prepared.plan is not None
     return next(s.clause.text for s in prepared.plan.steps if s.generated and s.clause)
 
@@ -99,7 +106,7 @@ def test_a_truncation_names_the_budget_that_cut_the_part(  # type: ignore[no-unt
 def test_a_type_without_a_route_reports_null(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[["乙方应当及时通知甲方。"]])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="assemble"))
     data = report(outcome, doc)
     assert data["route"] is None and [p["source"] for p in data["parts"]] == ["clause", "clause"]

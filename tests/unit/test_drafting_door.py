@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from app.drafting.outcome import DraftUpdate
-from app.drafting.service import DraftFiles, DraftRequest, begin, draft
+from app.drafting.service import DraftRequest, begin, draft
+from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.conftest import MakeContext
 from tests.fakes import FakeClient
@@ -28,7 +29,7 @@ def _request(user_name: str = "张律师") -> DraftRequest:
         "embedded",
         user_name=user_name,
         mode="free-form",
-        files=DraftFiles(PROMPTS),
+        knowledge=Knowledge(PROMPTS),
     )
 
 

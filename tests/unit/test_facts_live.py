@@ -14,6 +14,7 @@ from app.drafting.checking import check
 from app.drafting.context import checking_context, prepare
 from app.drafting.freeform import stream_draft
 from app.export import ExportMeta, draft_to_docx
+from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.fakes import FakeClient
 from tests.unit.test_export_docx import commented_text
@@ -26,7 +27,7 @@ WRONG = (FIXTURES / "wrong-route.md").read_text(encoding="utf-8") + "该公司�
 def _context():  # type: ignore[no-untyped-def]
     doc = load_library(REPO_ROOT / "prompts").types["cross-border-filing-guide"]
     values = {**doc.example_values(), **VALUES}
-    return prepare(doc, values, prompts_dir=REPO_ROOT / "prompts", mode="free-form")
+    return prepare(doc, values, knowledge=Knowledge(REPO_ROOT / "prompts"), mode="free-form")
 
 
 def test_the_route_mismatch_shows_while_streaming_not_only_at_the_end() -> None:

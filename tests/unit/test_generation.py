@@ -229,13 +229,15 @@ def test_keep_writes_a_row_to_a_real_audit_database(
 
 def test_the_check_falls_back_to_the_builtin_catalogue(tmp_path: Any) -> None:
     """A broken firm statute file must not stop a lawyer's draft from being checked."""
+    from app.config import REPO_ROOT
     from app.drafting.checking import check
+    from app.knowledge import Knowledge
 
     context = DraftContext(
         doc_type_id="",
         values={},
         required_sections=("【适用情形】",),
-        statutes_file=tmp_path / "absent.yaml",
+        knowledge=Knowledge(REPO_ROOT / "prompts", tmp_path / "absent.yaml"),
     )
     result = check(context, "依据《合同法》第十条")
     assert {f.code for f in result.findings} == {"citation.repealed", "structure.missing_section"}

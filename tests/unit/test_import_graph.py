@@ -24,12 +24,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app.serving",),  # the embedded model server, self-contained (Settings derive from it)
     ("app.config",),  # the one Settings
     ("app.database", "app.accounts"),  # unit of work, spool, checkpoints, verify; who acts
-    ("app.context",),  # the acting context: settings, database, actor, handed down
     ("app.validation",),  # pure checks of a text against the statute texts
     ("app.route", "app.llm", "app.export"),  # the transfer route and facts check, client, DOCX
     ("app.prompts",),  # document types and rendering
     # outline drafting parts, the filing reports' templates and sources; operator tools
     ("app.outline", "app.filing", "app.ops"),
+    ("app.knowledge",),  # the installation's types, catalogue and clauses, loaded once
+    ("app.context",),  # the acting context: settings, knowledge, database, actor, handed down
     ("app.drafting", "app.matters"),  # the draft: prepare, run, check, record, revise; matters
     ("app.review",),  # documents others wrote: read, checked on their date, compared, annotated
     (

@@ -13,6 +13,7 @@ from app.drafting.context import checking_context, decide_route, prepare
 from app.drafting.freeform import stream_draft
 from app.drafting.logged import to_record
 from app.drafting.service import run_to_end, start_draft
+from app.knowledge import Knowledge
 from app.outline.compose import (
     NO_TEXT,
     assemble,
@@ -143,7 +144,7 @@ def test_a_registered_source_is_a_part_kind(library) -> None:  # type: ignore[no
 def test_every_part_shares_the_prefix(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。"])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.mode == "outline" and outcome.status == "complete"
     assert len(client.requests) == 3
@@ -167,7 +168,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
         "该公司需要申报。",
     ] * 4
     client = FakeClient(looping)
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.count("该公司需要申报。") == 3  # once per part, the loop cut
     assert "part6:repetition_trimmed" in map(str, outcome.marks)
@@ -178,7 +179,7 @@ def test_repetition_is_stopped_trimmed_and_marked(library) -> None:  # type: ign
 def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["该公司需要申报。", "因为人数超过"], finish="length")
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     # prose the model wrote, kept up to its last sentence: the document is cut there (a part
     # that falls back to its whole clause is not: the test below)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
@@ -190,7 +191,7 @@ def test_a_part_cut_by_its_budget_is_truncated_at_a_sentence(library) -> None:  
 
 def test_free_form_cut_by_max_tokens_is_truncated(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
-    context = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, mode="free-form")
+    context = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), mode="free-form")
     run = stream_draft(FakeClient(["【适用情形】"], finish="length"), context, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.status == "truncated"
@@ -212,7 +213,7 @@ def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) ->
     prepared = prepare(
         doc,
         doc.example_values(),
-        prompts_dir=PROMPTS,
+        knowledge=Knowledge(PROMPTS),
         client=client,
         mode=mode,  # type: ignore[arg-type]
     )
@@ -230,7 +231,7 @@ def test_thinking_is_kept_out_of_the_draft_and_the_checks(library, mode: str) ->
 def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     client = FakeClient(["第一句。", "第二句。", "第三句。"])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     for update in run:
         if update.phase is not None and update.phase.name == "streaming":
@@ -245,7 +246,12 @@ def test_stop_keeps_the_partial_document(library) -> None:  # type: ignore[no-un
 def test_context_is_checked_for_outline_parts(library) -> None:  # type: ignore[no-untyped-def]
     doc = library.types[GUIDE]
     with pytest.raises(ContextTooLong):
-        prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([], context=300))
+        prepare(
+            doc,
+            doc.example_values(),
+            knowledge=Knowledge(PROMPTS),
+            client=FakeClient([], context=300),
+        )
 
 
 def test_a_part_with_a_wrong_citation_falls_back_to_its_clause(library) -> None:  # type: ignore[no-untyped-def]
@@ -255,7 +261,7 @@ def test_a_part_with_a_wrong_citation_falls_back_to_its_clause(library) -> None:
     client = FakeClient(
         ["该公司需要申报。", "依据《中华人民共和国合同法》第五条办理。", "请尽快准备。"]
     )
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert "合同法" not in outcome.text and "请尽快准备" not in outcome.text
     generated = [o for o in outcome.provenance if o.source != "app"]
@@ -267,7 +273,7 @@ def test_a_continuation_is_checked_after_the_clause_it_continues(library) -> Non
     doc = library.types["clause-continuation"]
     values = {**doc.example_values(), "clause": "第十二条 服务\n（一）甲。\n（二）乙。"}
     client = FakeClient(["乙方应当按月提交服务报告。"])
-    prepared = prepare(doc, values, prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, values, knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="write"))
     assert outcome.text.splitlines()[0] == "（三） 乙方应当按月提交服务报告。"
     assert outcome.check is not None and outcome.check.findings == ()
@@ -284,7 +290,7 @@ FIRST_WITHOUT_TEXT = [
 def test_a_part_left_without_text_falls_back_to_its_clause(library, first: list[str]) -> None:  # type: ignore[no-untyped-def]
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     clause = prepared.plan.steps[0].clause
     run = start_draft(prepared, client, endpoint_name="fake", writing="write")
     outcome = run_to_end(run)
@@ -309,7 +315,7 @@ def test_without_a_clause_a_part_keeps_its_number_and_says_so(  # type: ignore[n
     (tmp_path / "clause-continuation" / "clauses.yaml").unlink()
     doc = library.types["clause-continuation"]
     client = FakeClient([], scripts=[first, ["乙方应当按月提交服务报告。"]])
-    prepared = prepare(doc, doc.example_values(), prompts_dir=tmp_path, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(tmp_path), client=client)
     run = start_draft(prepared, client, endpoint_name="fake")
     outcome = run_to_end(run)
     assert outcome.text.splitlines() == [f"8.3 {NO_TEXT}", "8.4 乙方应当按月提交服务报告。"]
@@ -335,13 +341,15 @@ def test_three_ways_to_write_a_part(  # type: ignore[no-untyped-def]
     library, writing: str, scripts: list[list[str]], sources: list[str], requests: int
 ) -> None:
     doc = library.types["clause-continuation"]
-    plan = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([])).plan
+    plan = prepare(
+        doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=FakeClient([])
+    ).plan
     own = [s.clause.text.replace("应当", "应", 1) for s in plan.steps if s.generated and s.clause]
     scripts = [
         [own[i] if c == "<clause>" else c for c in chunks] for i, chunks in enumerate(scripts)
     ]
     client = FakeClient([], scripts=scripts)
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
     assert [o.source for o in outcome.provenance] == sources
     assert len(client.requests) == requests
@@ -425,7 +433,7 @@ def test_a_cut_part_replaced_by_its_whole_clause_is_complete(library) -> None:  
 
     doc = library.types[GUIDE]
     client = FakeClient(["因为人数超过"], finish="length")  # cut mid-sentence: fails a gate
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing="adapt"))
     counts = part_counts(outcome.provenance, outcome.parts)
     assert counts.fell_back == counts.total > 0 and counts.truncated == 0

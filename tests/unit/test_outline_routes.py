@@ -12,6 +12,7 @@ import pytest
 
 from app.drafting.checking import check
 from app.drafting.context import checking_context, decide_route
+from app.knowledge import Knowledge
 from app.outline.compose import assemble
 from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values
@@ -352,7 +353,7 @@ def test_the_title_follows_the_route(library, type_id, rule) -> None:  # type: i
     values = {**doc.example_values(), "is_ciio": ciio, "important_data": important,
               "individuals_count": people, "sensitive_count": sensitive, "exemption": exemption,
               "exempt_individuals": exempt[0] if exempt else ""}  # fmt: skip
-    title = prepare(doc, values, prompts_dir=PROMPTS).title
+    title = prepare(doc, values, knowledge=Knowledge(PROMPTS)).title
     route = PATTERNS[rule][0]
     assert ("安全评估申报表" in title) is (type_id == GUIDE and route == SA), title
     assert ("标准合同备案清单" in title) is (type_id == CHECKLIST and route == SC), title

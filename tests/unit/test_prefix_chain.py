@@ -13,6 +13,7 @@ import pytest
 
 from app.drafting.context import prepare
 from app.drafting.service import run_to_end, start_draft
+from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.fakes import FakeClient
 
@@ -34,7 +35,7 @@ def library():  # type: ignore[no-untyped-def]
 
 def _requests(library, client: FakeClient, writing: str):  # type: ignore[no-untyped-def]
     doc = library.types[TYPE]
-    prepared = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=client)
+    prepared = prepare(doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=client)
     outcome = run_to_end(start_draft(prepared, client, endpoint_name="fake", writing=writing))
     return prepared, outcome, [messages for messages, _ in client.requests]
 
@@ -42,7 +43,9 @@ def _requests(library, client: FakeClient, writing: str):  # type: ignore[no-unt
 def _faithful(library) -> list[list[str]]:  # type: ignore[no-untyped-def]
     """Each generated part's clause as its adaptation (it passes every gate)."""
     doc = library.types[TYPE]
-    plan = prepare(doc, doc.example_values(), prompts_dir=PROMPTS, client=FakeClient([])).plan
+    plan = prepare(
+        doc, doc.example_values(), knowledge=Knowledge(PROMPTS), client=FakeClient([])
+    ).plan
     return [[s.clause.text] for s in plan.steps if s.generated and s.clause]
 
 

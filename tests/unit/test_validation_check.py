@@ -121,8 +121,8 @@ def test_findings_are_sorted_and_frozen() -> None:
 
 
 def test_statute_catalogue_is_used_and_cached() -> None:
-    from app.drafting.checking import statute_catalogue
+    from app.knowledge import Knowledge
 
-    settings = Settings(statutes_file=None)
-    assert statute_catalogue(settings) is statute_catalogue(settings)
-    assert check("《合同法》", catalogue=statute_catalogue(settings), doc_date=TODAY).has_errors
+    knowledge = Knowledge.of(Settings(statutes_file=None))
+    assert knowledge.catalogue() is Knowledge.of(Settings(statutes_file=None)).catalogue()
+    assert check("《合同法》", catalogue=knowledge.catalogue(), doc_date=TODAY).has_errors
