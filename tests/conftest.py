@@ -134,6 +134,19 @@ def _postgres_problem(url: str) -> str | None:
 SQLITE_ONLY_MODULES = frozenset({"unit/test_generation.py", "integration/test_approvals.py"})
 
 
+# The order files are handed to the test processes (`make test`: pytest-xdist, `--dist loadfile
+# --no-loadscope-reorder`, a file to whichever process runs short of work): the longest first —
+# the browser files (an app, a browser, often a server of their own), then the files against
+# real servers and databases, then the unit tests, which fill the gaps at the end. Started last,
+# one long browser file would run alone after everything else had finished.
+TIERS = {"e2e": 0, "integration": 1, "vllm": 1, "unit": 2}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    root = Path(__file__).parent
+    items.sort(key=lambda item: TIERS.get(item.path.relative_to(root).parts[0], 2))
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest reads the parametrize marks and fixture params
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """`db_url` on SQLite alone for SQLITE_ONLY_MODULES (unless the test chose its backends)."""

@@ -109,7 +109,8 @@ def handle_writing(args: argparse.Namespace, ctx: Context) -> int:
     from app.drafting.writing_quality import measure_endpoint
     from app.llm.errors import LLMError
 
-    if args.remeasure or endpoint_measure(args.endpoint, ctx.settings) is None:
+    measuring = args.remeasure or endpoint_measure(args.endpoint, ctx.settings) is None
+    if measuring:
         print(cli_text("writing_quality.measuring", endpoint=args.endpoint), file=sys.stderr)
     try:
         found = measure_endpoint(
@@ -117,6 +118,8 @@ def handle_writing(args: argparse.Namespace, ctx: Context) -> int:
         )
     except (LLMError, ValueError, OSError) as exc:
         return _err(describe(exc))
+    if measuring and found.stopped_early:
+        print(file=sys.stderr)  # the progress bar stopped short of its end: close its line
     print(measure_line(found, args.lang))
     print(measure_details(found, args.lang))  # the operator's numbers: acceptance, speed, key
     return 0

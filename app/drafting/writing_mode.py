@@ -47,6 +47,7 @@ class WritingMeasure:
     decode_tokens: int = 0
     decode_s: float = 0.0
     measured_at: str = ""  # ISO 8601, UTC
+    planned: int = 0  # adapted parts the whole measurement would ask (0: not recorded, = parts)
 
     @property
     def share(self) -> float:
@@ -64,6 +65,12 @@ class WritingMeasure:
     def writing(self) -> PartWriting:
         """What the measurement chooses: adapt where enough adapted parts pass, else assemble."""
         return "adapt" if self.parts and self.share >= ADAPT_MIN_SHARE else "assemble"
+
+    @property
+    def stopped_early(self) -> bool:
+        """Whether the measurement stopped once its verdict was settled (`settled`), before
+        asking every planned part."""
+        return 0 < self.parts < self.planned
 
     @property
     def model_name(self) -> str:
@@ -87,6 +94,16 @@ class WritingDecision:
     writing: PartWriting
     reason: Reason
     measure: WritingMeasure | None = None
+
+
+def settled(passed: int, parts: int, planned: int) -> bool:
+    """Whether the writing mode is decided after `parts` of `planned` adapted parts, `passed` of
+    them passing: even if every part left passed, the share would stay under ADAPT_MIN_SHARE,
+    or even if every one failed, it would reach it. Asking the rest would change no decision
+    (and the share of the parts asked falls on the same side of ADAPT_MIN_SHARE)."""
+    left = max(planned - parts, 0)
+    whole = parts + left
+    return not left or passed + left < ADAPT_MIN_SHARE * whole or passed >= ADAPT_MIN_SHARE * whole
 
 
 def cache_path(settings: Settings) -> Path:
@@ -224,7 +241,7 @@ def measure_line(found: WritingMeasure | None, lang: str) -> str:
     if found is None:
         writing = t(f"outline.writing_mode.{UNMEASURED}", lang)
         return t("writing_quality.reason_unmeasured", lang, writing=writing)
-    return t(
+    line = t(
         "writing_quality.measured",
         lang,
         model=found.model_name,
@@ -235,6 +252,9 @@ def measure_line(found: WritingMeasure | None, lang: str) -> str:
         writing=t(f"outline.writing_mode.{found.writing}", lang),
         at=local_time(found.measured_at, lang),
     )
+    if found.stopped_early:
+        line += t("writing_quality.settled", lang, parts=found.parts, planned=found.planned)
+    return line
 
 
 def measure_details(found: WritingMeasure, lang: str) -> str:

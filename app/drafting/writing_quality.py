@@ -1,7 +1,10 @@
 """How well an endpoint adapts the clause library, measured once and cached (`lexspec doctor
 --endpoint`, the Monitor page): every document type's example drafted with `adapt`; the share
 of adapted parts that pass the prose and fidelity gates decides the endpoint's writing mode
-(app/drafting/writing_mode.py), stated with speculation's acceptance and decode speed.
+(app/drafting/writing_mode.py), stated with speculation's acceptance and decode speed. The
+measurement stops after a type once the verdict is settled (`writing_mode.settled`: the parts
+left could not change it), and says so: a model that fails its first parts is known to write
+`assemble` without being asked the rest.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.drafting.writing_mode import WritingMeasure, bind, cache_path, cached, save
+from app.drafting.writing_mode import WritingMeasure, bind, cache_path, cached, save, settled
 from app.knowledge import Knowledge
 
 if TYPE_CHECKING:
     from app.config import Settings
     from app.llm.client import OpenAIClient
+    from app.prompts import DocType
 
 MEASURE_MAX_TOKENS = 160  # each part's cap while measuring (Settings.writing_measure_max_tokens)
 Progress = Callable[[int, int, str], None]
@@ -31,13 +35,15 @@ def measure(
     max_tokens: int = MEASURE_MAX_TOKENS,
 ) -> WritingMeasure:
     """Draft every type's example with `adapt` on this client's endpoint (temperature 0) and
-    count its adapted parts that passed; `progress(done, total, type)` after each type. The
-    drafts go through the draft service's door unrecorded (`record=False`): they measure the
-    endpoint, they are no one's draft."""
+    count its adapted parts that passed; `progress(done, total, type)` after each type; stop
+    after a type once the verdict is settled (`planned` records how many parts the whole
+    measurement asks). The drafts go through the draft service's door unrecorded
+    (`record=False`): they measure the endpoint, they are no one's draft."""
     from app.drafting.service import DraftRequest, draft
 
     types = [t for t in sorted(knowledge.types) if knowledge.has_outline(t)]
-    total = WritingMeasure(client.base_url, client.model_key(), 0, 0)
+    planned = sum(adapted_parts(knowledge.types[t], knowledge) for t in types)
+    total = WritingMeasure(client.base_url, client.model_key(), 0, 0, planned=planned)
     for done, type_id in enumerate(types, 1):
         doc = knowledge.types[type_id]
         params = replace(doc.defaults, max_tokens=max_tokens, temperature=0.0, seed=0)
@@ -58,8 +64,20 @@ def measure(
         )
         if progress is not None:
             progress(done, len(types), type_id)
+        if settled(total.passed, total.parts, planned):
+            break
     stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return replace(total, measured_at=stamp)
+
+
+def adapted_parts(doc: DocType, knowledge: Knowledge) -> int:
+    """How many parts of the type's example its outline asks the model to adapt (a generated
+    part with a clause): what the measurement asks of this type."""
+    from app.drafting.context import prepare
+
+    plan = prepare(doc, doc.example_values(), knowledge=knowledge, mode="outline").plan
+    steps = plan.steps if plan is not None else ()
+    return sum(1 for s in steps if s.generated and s.clause is not None)
 
 
 def measure_endpoint(

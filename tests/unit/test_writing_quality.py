@@ -145,3 +145,60 @@ def test_the_default_endpoint_follows_its_measurement(tmp_path: Path) -> None:
 )
 def test_times_are_shown_as_a_lawyer_reads_them(iso: str, lang: str, shown: str) -> None:
     assert local_time(iso, lang) == shown
+
+
+@pytest.mark.parametrize(
+    ("passed", "parts", "planned", "done"),
+    [
+        (0, 5, 26, False),  # 21 left could still make 21/26 ≥ 80 %
+        (0, 6, 26, True),  # 20/26 < 80 % even if every part left passed: assemble
+        (5, 8, 26, False),  # 3 failed: 5 + 18 = 23 of 26 could still pass
+        (21, 21, 26, True),  # 21/26 ≥ 80 % even if every part left failed: adapt
+        (20, 20, 26, False),
+        (3, 26, 26, True),  # nothing left
+        (0, 0, 0, True),
+    ],
+)
+def test_a_measurement_is_settled_once_the_parts_left_cannot_change_it(
+    passed: int, parts: int, planned: int, done: bool
+) -> None:
+    from app.drafting.writing_mode import settled
+
+    assert settled(passed, parts, planned) == done
+    left = planned - parts
+    # settled means the full measurement would choose what the parts asked so far choose
+    if done and parts:
+        best = WritingMeasure(URL, "m", planned, passed + left).writing
+        worst = WritingMeasure(URL, "m", planned, passed).writing
+        assert best == worst == WritingMeasure(URL, "m", parts, passed).writing
+
+
+def test_a_model_failing_its_first_parts_is_not_asked_the_rest() -> None:
+    """Every adapted part fails the gates: after the types that hold the first six failures the
+    verdict (assemble) is settled; the measurement stops there, says how many parts it would
+    have asked, and the line says it stopped."""
+    from app.config import REPO_ROOT
+    from app.drafting.writing_quality import adapted_parts, measure
+    from app.knowledge import Knowledge
+    from tests.fakes import FakeClient
+
+    class Endpoint(FakeClient):
+        base_url = URL
+
+        def model_key(self) -> str:
+            return "tiny@0123456789abcdef"
+
+    knowledge = Knowledge(REPO_ROOT / "prompts")
+    client = Endpoint(["x y z"])  # prose no gate accepts: every part falls back to its clause
+    seen: list[tuple[int, int, str]] = []
+    found = measure(client, knowledge=knowledge, progress=lambda *a: seen.append(a))
+    types = [t for t in sorted(knowledge.types) if knowledge.has_outline(t)]
+    counts = [adapted_parts(knowledge.types[t], knowledge) for t in types]
+    assert found.planned == sum(counts) and found.passed == 0
+    asked = next(n for n in range(1, len(counts) + 1) if sum(counts[:n]) > 0.2 * sum(counts))
+    assert [done for done, _, _ in seen] == list(range(1, asked + 1))
+    assert found.parts == sum(counts[:asked]) < found.planned and found.stopped_early
+    assert found.writing == "assemble"
+    line = measure_line(found, "en")
+    assert f"Of {found.planned} parts, the verdict was settled after {found.parts}" in line
+    assert "其余未再测量" in measure_line(found, "zh")
