@@ -8,15 +8,16 @@ run: install
 	$(BIN)/lexspec run
 
 # Every test, in TEST_WORKERS processes (pytest-xdist; each file stays in one process, so its
-# module fixtures and the servers a process starts are shared by its tests; the longest files
-# are handed out first: tests/conftest.py, TIERS). TEST_WORKERS=0: one.
+# module fixtures and the servers a process starts are shared by its tests; the files that run a
+# model share one process, since two models at once run slower than one: tests/conftest.py,
+# MODEL_FIXTURES). TEST_WORKERS=0: one.
 # The 25 slowest tests are listed at the end: where the time goes.
 TEST_WORKERS ?= 2
 test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25
 
 install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml scripts/install.sh

@@ -134,17 +134,36 @@ def _postgres_problem(url: str) -> str | None:
 SQLITE_ONLY_MODULES = frozenset({"unit/test_generation.py", "integration/test_approvals.py"})
 
 
-# The order files are handed to the test processes (`make test`: pytest-xdist, `--dist loadfile
-# --no-loadscope-reorder`, a file to whichever process runs short of work): the longest first —
-# the browser files (an app, a browser, often a server of their own), then the files against
-# real servers and databases, then the unit tests, which fill the gaps at the end. Started last,
-# one long browser file would run alone after everything else had finished.
-TIERS = {"e2e": 0, "integration": 1, "vllm": 1, "unit": 2}
+# How `make test` shares the files between its two processes (pytest-xdist `--dist loadgroup`):
+# every file that runs a model (a test on a real embedded server, a browser test, a test that
+# starts `lexspec run` or `serve`) goes to one process, in the group "model", handed out first;
+# every other file is a group of its own (its module fixtures shared), taken by whichever
+# process runs short of work. Two llama.cpp processes at once run each 2.5 times slower than
+# one alone on this 2-core machine (memory-bound: bench/README.md, "Tests in parallel"), so
+# the model work runs one test at a time while the other process does everything else.
+MODEL_FIXTURES = frozenset({"llm_base_url", "drafting_url", "plain_llm_base_url", "running_app"})
+STARTS_A_SERVER = ("embedded_server(", "start_fresh_run(", '"serve"')
 
 
+def _runs_a_model(path: Path, fixtures: set[str]) -> bool:
+    if fixtures & MODEL_FIXTURES or path.parent.name == "e2e":
+        return True
+    if path.parent.name == "unit":
+        return False
+    return any(cue in path.read_text(encoding="utf-8") for cue in STARTS_A_SERVER)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    fixtures: dict[Path, set[str]] = {}
+    for item in items:
+        fixtures.setdefault(item.path, set()).update(getattr(item, "fixturenames", ()))
+    model = {path for path, names in fixtures.items() if _runs_a_model(path, names)}
     root = Path(__file__).parent
-    items.sort(key=lambda item: TIERS.get(item.path.relative_to(root).parts[0], 2))
+    for item in items:
+        group = "model" if item.path in model else item.path.relative_to(root).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.path not in model)  # the model's group first
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest reads the parametrize marks and fixture params
