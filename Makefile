@@ -8,16 +8,14 @@ run: install
 	$(BIN)/lexspec run
 
 # Every test, in TEST_WORKERS processes (pytest-xdist; each file stays in one process, so its
-# module fixtures and the servers a process starts are shared by its tests; the files that run a
-# model are one unit, run by one process, since two models at once run slower than one:
-# tests/conftest.py, runs_a_model). TEST_WORKERS=0: one.
+# module fixtures and the servers a process starts are shared by its tests). TEST_WORKERS=0: one.
 # The 25 slowest tests are listed at the end: where the time goes.
 TEST_WORKERS ?= 2
 test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml scripts/install.sh

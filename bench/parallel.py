@@ -1,9 +1,8 @@
 """Two models at once on this machine: the same generation (the installation's model, a legal
 prompt, greedy) timed in one process alone, then in two processes at once — with the Settings'
 threads each, and with one thread each — printing each run's time and its ratio to running
-alone. Why `make test` gives every test that runs a model to one process (tests/conftest.py,
-MODEL_FIXTURES): where two at once take more than twice as long as one alone, running them in
-parallel loses time.
+alone. Above 2.0, two generations at once take longer than the same two one after the other
+(what a second test process, a second server or a second firm's request costs the first).
 
     .venv/bin/python bench/parallel.py [--rounds 3] [--max-tokens 32]
 """

@@ -134,44 +134,6 @@ def _postgres_problem(url: str) -> str | None:
 SQLITE_ONLY_MODULES = frozenset({"unit/test_generation.py", "integration/test_approvals.py"})
 
 
-# How `make test` shares the files between its two processes (pytest-xdist): every file that
-# runs a model (a browser test, a test on a real embedded server or one that starts `lexspec
-# run` or `serve`) is one unit of work, "model", handed out first; every other file is a unit of
-# its own (its module fixtures shared), taken by whichever process runs short of work. Two
-# llama.cpp processes at once run each about 2.5 times slower than one alone on this 2-core
-# machine (bench/parallel.py measures it), so the model work runs one test at a time while the
-# other process does everything else.
-MODEL_CUES = ("llm_base_url", "drafting_url", "plain_llm_base_url", "running_app",
-              "embedded_server(", "start_fresh_run(", '"serve"')  # fmt: skip
-
-
-@functools.cache
-def runs_a_model(path: Path) -> bool:
-    """Whether a test file runs a model: a browser test, or an integration test naming a model
-    server's fixture or starting a server."""
-    if path.parent.name == "e2e":
-        return True
-    if path.parent.name != "integration":
-        return False
-    return any(cue in path.read_text(encoding="utf-8") for cue in MODEL_CUES)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not runs_a_model(item.path))  # the model's unit first
-
-
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """xdist's file-by-file scheduling, with every file that runs a model in one unit."""
-    from xdist.scheduler import LoadScopeScheduling
-
-    class ModelFilesTogether(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            file = nodeid.split("::", 1)[0]
-            return "model" if runs_a_model(config.rootpath / file) else file
-
-    return ModelFilesTogether(config, log)  # type: ignore[arg-type]
-
-
 @pytest.hookimpl(tryfirst=True)  # before pytest reads the parametrize marks and fixture params
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """`db_url` on SQLite alone for SQLITE_ONLY_MODULES (unless the test chose its backends)."""
