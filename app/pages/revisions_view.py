@@ -11,6 +11,7 @@ import streamlit as st
 from app.domain import Role, describe
 from app.i18n import t
 from app.pages.findings_view import text_and_findings
+from app.pages.plain_text import plain
 from app.pages.ui_state import context, current_user, lang, tr
 from audit.domain import StoredGeneration, User
 
@@ -300,13 +301,11 @@ def _downloads(stored: StoredGeneration, revision: StoredRevision | None) -> Non
     except Exception as exc:  # noqa: BLE001 - a page shows the failure, never a traceback
         cols[1].error(tr("revisions.docx_failed", detail=describe(exc).text(lang())))
         return
+    name = file_name(meta, revision, copy=copy)
     cols[1].download_button(
-        tr("revisions.download_docx"),
-        data,
-        file_name(meta, revision, copy=copy),
-        DOCX_MIME,
-        key=f"history.docx.{key}",
+        tr("revisions.download_docx"), data, name, DOCX_MIME, key=f"history.docx.{key}"
     )
+    cols[1].caption(plain(name))  # which copy the button gives, drawn after it on the same run
 
 
 def history_versions(user: User, stored: StoredGeneration) -> StoredRevision | None:

@@ -76,7 +76,8 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
 
     page.get_by_text("修订痕迹版（Word 修订与校验批注）").click()
     button = page.get_by_role("button", name="下载 DOCX", exact=True)
-    page.wait_for_timeout(1500)  # the rerun replaces the download with the tracked one
+    # the rerun that replaces the download names the tracked file under the button, after it
+    page.get_by_text("第1稿（修订痕迹）.docx").wait_for()
     with page.expect_download() as download:
         button.click()
     # client — document — date — 第1稿（修订痕迹）: a name a lawyer recognises
