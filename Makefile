@@ -45,6 +45,7 @@ bench: install-dev
 	$(BIN)/python bench/speculative.py
 	$(BIN)/python bench/validation.py
 	$(BIN)/python bench/parallel.py
+	$(BIN)/python bench/prompt_snapshots.py
 
 # Refresh the screenshots in docs/images/ (the browser tests take them).
 screenshots: install-dev browser

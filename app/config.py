@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     prompt_lookup_max: int = 5
     n_ctx: int = 4096
     n_threads: int = 2
+    # MiB of host memory the embedded server keeps recent prompts' KV entries in, so a prompt
+    # sharing a long prefix with one of them skips recomputing it (0: none kept)
+    prompt_cache_mb: int = Field(default=1024, ge=0, le=1 << 20)
     corpus_dir: Path | None = None  # None: data_dir / "corpus"
 
     # the app (127.0.0.1: only this machine; set 0.0.0.0 to serve the firm's network)

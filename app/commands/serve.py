@@ -71,6 +71,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             prompt_lookup_max=s.prompt_lookup_max,
             n_ctx=args.n_ctx or s.n_ctx,
             n_threads=s.n_threads,
+            prompt_cache_mb=s.prompt_cache_mb,
             adaptive=not args.fixed_k,
             calibration_file=s.data_dir / CALIBRATION_FILE,
         )

@@ -45,6 +45,7 @@ class ServeOptions:
     n_ctx: int = 4096
     max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when its request gives none
     n_threads: int = 2
+    prompt_cache_mb: int = 1024  # host memory for prompt snapshots (Model, PromptSnapshots)
     adaptive: bool = True
     calibrate: bool = True
     calibration_file: Path | None = None  # pass costs kept between starts (serving/calibration)
@@ -88,7 +89,12 @@ def build_drafter(opts: ServeOptions, target: Model) -> tuple[Drafter | None, fl
 
 def build_state(opts: ServeOptions) -> ServerState:
     try:
-        target = Model(opts.model_path, n_ctx=opts.n_ctx, n_threads=opts.n_threads)
+        target = Model(
+            opts.model_path,
+            n_ctx=opts.n_ctx,
+            n_threads=opts.n_threads,
+            snapshot_bytes=opts.prompt_cache_mb << 20,
+        )
         drafter, draft_cost = build_drafter(opts, target)
     except (OSError, ValueError, RuntimeError) as exc:
         raise ServeError(str(exc)) from exc

@@ -3,6 +3,8 @@
 The high-level `Llama` object loads the model and gives us the tokenizer and the chat
 template; decoding goes through `llama_decode` with a `llama_batch` so that one pass can
 verify several drafted tokens, and rejected KV entries are dropped with `llama_memory_seq_rm`.
+Copies of recent prompts' KV entries (`PromptSnapshots`, in host memory) let a prompt that
+shares a long prefix with one of them start from there instead of from the one cached sequence.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import io
 import os
 import re
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,11 @@ from app.domain import Bilingual
 # token's KV entry is the same whichever request computed it and KV reuse can stop at any token.
 MAX_INVARIANT_ROWS = 31
 CONTROL_ATTRS = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+# A prompt snapshot is taken after a prefill that computed at least this many tokens, and
+# restored only when it saves at least this many over the cached sequence: below it, copying
+# costs more than it saves (a copy is about 20 ms per 1,000 tokens of SmolLM2-135M; computing
+# them about 7 s on 2 cores).
+MIN_SNAPSHOT_TOKENS = 64
 
 
 class ModelError(RuntimeError):
@@ -73,7 +81,15 @@ def check_gguf(path: Path) -> None:
 class Model:
     """One loaded GGUF model; `cached` mirrors the tokens whose KV entries are in sequence 0."""
 
-    def __init__(self, path: Path, *, n_ctx: int, n_threads: int, n_batch: int = 512) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        n_ctx: int,
+        n_threads: int,
+        n_batch: int = 512,
+        snapshot_bytes: int = 0,
+    ) -> None:
         check_gguf(Path(path))
         failed: str | None = None
         with contextlib.redirect_stderr(io.StringIO()):  # llama.cpp's own noise, and the
@@ -102,6 +118,7 @@ class Model:
         self._mem = llama_cpp.llama_get_memory(self._ctx)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.cached: list[int] = []
+        self.snapshots = PromptSnapshots(snapshot_bytes)
         self.pieces = [self._piece(t) for t in range(self.n_vocab)]
         self.eog = frozenset(
             t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t)
@@ -199,30 +216,52 @@ class Model:
     def prefill(self, prompt: Sequence[int], stop: Callable[[], bool] | None = None) -> int:
         """Put all but the last prompt token into the KV cache; return how many were reused.
 
-        The longest prefix the cache already holds is kept, whatever computed it: every batch
-        is batch-invariant (MAX_INVARIANT_ROWS), so reused and fresh KV are bit-identical.
+        The longest prefix held already is kept, in the cached sequence or in a prompt
+        snapshot, whatever computed it: every batch is batch-invariant (MAX_INVARIANT_ROWS)
+        and a snapshot is a byte copy of KV entries, so reused and fresh KV are bit-identical.
+        A prefill that computed MIN_SNAPSHOT_TOKENS or more leaves a snapshot of its prompt.
         `stop()` is asked before each piece: when it says so (the client has gone) the rest
         is not computed, and the cache holds the prompt as far as it got.
         """
-        n = self.reuse_prefix(prompt)
+        n = self._restore(prompt, self.reuse_prefix(prompt))
         rest = prompt[n:-1]
         for start in range(0, len(rest), MAX_INVARIANT_ROWS):
             if stop is not None and stop():
-                break
+                return n
             self.decode(rest[start : start + MAX_INVARIANT_ROWS], 0)
+        if len(rest) >= MIN_SNAPSHOT_TOKENS:
+            self.snapshots.keep(self.cached, self._sequence_state)
         return n
+
+    def _restore(self, prompt: Sequence[int], held: int) -> int:
+        """Load the snapshot sharing the longest prefix with `prompt` when it holds at least
+        MIN_SNAPSHOT_TOKENS more than the `held` cached tokens; how many prompt tokens the
+        cache holds after (`held` when none was loaded, 0 when loading failed)."""
+        found = self.snapshots.best(prompt, len(prompt) - 1)
+        if found is None or found[1] < held + MIN_SNAPSHOT_TOKENS:
+            return held
+        (tokens, state), shared = found
+        if llama_cpp.llama_state_seq_set_data(self._ctx, state, len(state), 0) == 0:
+            llama_cpp.llama_memory_clear(self._mem, True)  # nothing half-loaded stays
+            self.cached = []
+            self.snapshots.forget(tokens)
+            return 0
+        self.cached = list(tokens)
+        self.truncate(shared)
+        return shared
+
+    def _sequence_state(self) -> ctypes.Array[ctypes.c_uint8]:
+        """A copy of the cached sequence's KV entries (llama.cpp's per-sequence state)."""
+        size = llama_cpp.llama_state_seq_get_size(self._ctx, 0)
+        state: ctypes.Array[ctypes.c_uint8] = (ctypes.c_uint8 * size)()
+        if llama_cpp.llama_state_seq_get_data(self._ctx, state, size, 0) != size:
+            raise ModelError("llama_state_seq_get_data copied less than it announced")
+        return state
 
     def reuse_prefix(self, tokens: Sequence[int]) -> int:
         """Keep the cached KV for the longest shared prefix (leaving >= 1 token to decode)."""
-        n = self._shared(tokens, min(len(self.cached), len(tokens) - 1))
+        n = shared_prefix(self.cached, tokens, len(tokens) - 1)
         self.truncate(n)
-        return n
-
-    def _shared(self, tokens: Sequence[int], limit: int) -> int:
-        """How many leading tokens (at most `limit`) the cache holds already."""
-        n, cached = 0, self.cached
-        while n < limit and cached[n] == tokens[n]:
-            n += 1
         return n
 
     def decode(self, tokens: Sequence[int], n_logits: int) -> np.ndarray:
@@ -278,3 +317,61 @@ class Model:
 
     def kv_usage(self) -> float:
         return len(self.cached) / self.n_ctx
+
+
+class PromptSnapshots:
+    """Copies of recent prompts' KV entries, the least recently used dropped first to stay
+    within `budget` bytes (0: none kept). SmolLM2-135M's entries take 23 KB a token, so 1 GiB
+    holds about 45,000 tokens: every part of several drafts, which a regenerate, a second
+    matter of the same type or a repeated measurement then reuse."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.kept: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
+
+    @property
+    def size(self) -> int:
+        return sum(len(state) for state in self.kept.values())
+
+    def best(
+        self, prompt: Sequence[int], limit: int
+    ) -> tuple[tuple[tuple[int, ...], ctypes.Array[ctypes.c_uint8]], int] | None:
+        """The snapshot sharing the longest prefix (at most `limit` tokens) with `prompt`, and
+        that length; it becomes the most recently used. None when none shares a token."""
+        found, longest = None, 0
+        for tokens in self.kept:
+            n = shared_prefix(tokens, prompt, limit)
+            if n > longest:
+                found, longest = tokens, n
+        if found is None:
+            return None
+        self.kept.move_to_end(found)
+        return (found, self.kept[found]), longest
+
+    def keep(
+        self, tokens: Sequence[int], state_of: Callable[[], ctypes.Array[ctypes.c_uint8]]
+    ) -> None:
+        """Keep a snapshot of `tokens` (`state_of()` copies it) unless one already holds them;
+        a snapshot of a prefix of them goes, and old ones go until the budget holds it."""
+        key = tuple(tokens)
+        if self.budget <= 0 or any(shared_prefix(k, key, len(key)) == len(key) for k in self.kept):
+            return
+        state = state_of()
+        if len(state) > self.budget:
+            return
+        for old in [k for k in self.kept if shared_prefix(k, key, len(k)) == len(k)]:
+            del self.kept[old]
+        while self.kept and self.size + len(state) > self.budget:
+            self.kept.popitem(last=False)
+        self.kept[key] = state
+
+    def forget(self, tokens: tuple[int, ...]) -> None:
+        self.kept.pop(tokens, None)
+
+
+def shared_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
+    """How many leading tokens `a` and `b` share, at most `limit`."""
+    n, end = 0, min(len(a), len(b), limit)
+    while n < end and a[n] == b[n]:
+        n += 1
+    return n

@@ -174,3 +174,35 @@ def test_a_prompt_reuses_the_whole_shared_prefix_and_gets_the_cold_logits() -> N
         assert max(sizes) <= MAX_INVARIANT_ROWS
     finally:
         model.close()
+
+
+def test_a_prompt_snapshot_restores_the_cold_logits_and_keeps_its_budget() -> None:
+    """Prompt A, then B (sharing only a short prefix: the cached sequence then holds B), then
+    A again: A's prefix comes back from its snapshot, every prompt token but the last reused,
+    and its logits equal a cold prefill's bit for bit. A budget below two snapshots keeps one."""
+    s = get_settings()
+    text = "第一条 为了规范数据出境活动，保护个人信息权益。Article 1. " * 12
+    model = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads, snapshot_bytes=1 << 30)
+    try:
+        base = model.tokenize(text)[:40]
+        first = base + model.tokenize("请写出申报材料清单。" * 8)
+        second = base + model.tokenize("请说明评估的法律依据。" * 8)
+        assert model.prefill(first) == 0
+        cold = model.decode(first[-1:], 1)[0].copy()
+        assert model.prefill(second) == len(os.path.commonprefix([first, second]))  # noqa: RUF071
+        model.decode(second[-1:], 1)
+        assert len(model.snapshots.kept) == 2
+        assert model.prefill(first) == len(first) - 1  # from A's snapshot, not B's cache
+        warm = model.decode(first[-1:], 1)[0]
+        assert np.array_equal(warm, cold)
+        one = len(model.snapshots.kept[tuple(first[:-1])])
+    finally:
+        model.close()
+    small = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads, snapshot_bytes=one)
+    try:
+        small.prefill(first)
+        small.prefill(second)
+        assert list(small.snapshots.kept) == [tuple(second[:-1])]
+        assert small.snapshots.size <= one
+    finally:
+        small.close()
