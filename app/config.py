@@ -81,9 +81,11 @@ class Settings(BaseSettings):
     prompt_lookup_max: int = 5
     n_ctx: int = 4096
     n_threads: int = 2
-    # MiB of host memory the embedded server keeps recent prompts' KV entries in, so a prompt
-    # sharing a long prefix with one of them skips recomputing it (0: none kept)
+    # MiB the embedded server keeps recent prompts' KV entries in, so a prompt sharing a long
+    # prefix with one of them skips recomputing it (0: none kept): host memory, or the files in
+    # prompt_cache_dir when set (shared by the servers given it, kept across restarts)
     prompt_cache_mb: int = Field(default=1024, ge=0, le=1 << 20)
+    prompt_cache_dir: Path | None = None
     corpus_dir: Path | None = None  # None: data_dir / "corpus"
 
     # the app (127.0.0.1: only this machine; set 0.0.0.0 to serve the firm's network)

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.servers import embedded_server
+from tests.servers import REPO, embedded_server
+
+# Every model server the tests start (session servers, a test's own, a `lexspec run`) keeps its
+# prompt snapshots as files in one directory, so a prompt one server computed (an example's
+# parts, a writing measurement) is not computed again by the next. Set before any server
+# starts; xdist's worker processes inherit it. Reused KV is bit-identical to computed KV
+# (tests/integration/test_lossless.py), so what a test sees of the model does not change.
+os.environ.setdefault("LEXSPEC_PROMPT_CACHE_DIR", str(REPO / ".data" / "prompt-cache"))
+os.environ.setdefault("LEXSPEC_PROMPT_CACHE_MB", "4096")
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

@@ -72,6 +72,7 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             n_ctx=args.n_ctx or s.n_ctx,
             n_threads=s.n_threads,
             prompt_cache_mb=s.prompt_cache_mb,
+            prompt_cache_dir=s.prompt_cache_dir,
             adaptive=not args.fixed_k,
             calibration_file=s.data_dir / CALIBRATION_FILE,
         )

@@ -45,7 +45,8 @@ class ServeOptions:
     n_ctx: int = 4096
     max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when its request gives none
     n_threads: int = 2
-    prompt_cache_mb: int = 1024  # host memory for prompt snapshots (Model, PromptSnapshots)
+    prompt_cache_mb: int = 1024  # room for prompt snapshots (Model, PromptSnapshots)
+    prompt_cache_dir: Path | None = None  # None: snapshots in memory; else files, per model
     adaptive: bool = True
     calibrate: bool = True
     calibration_file: Path | None = None  # pass costs kept between starts (serving/calibration)
@@ -94,6 +95,11 @@ def build_state(opts: ServeOptions) -> ServerState:
             n_ctx=opts.n_ctx,
             n_threads=opts.n_threads,
             snapshot_bytes=opts.prompt_cache_mb << 20,
+            snapshot_dir=(
+                opts.prompt_cache_dir / file_digest(opts.model_path)
+                if opts.prompt_cache_dir
+                else None
+            ),
         )
         drafter, draft_cost = build_drafter(opts, target)
     except (OSError, ValueError, RuntimeError) as exc:

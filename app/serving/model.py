@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import io
+import logging
 import os
 import re
 import secrets
@@ -39,6 +41,9 @@ from llama_cpp.llama_chat_format import (
 )
 
 from app.domain import Bilingual
+from audit.files import open_stream, private_dir, read_private, write_private
+
+log = logging.getLogger(__name__)
 
 # llama.cpp's CPU kernels may give different numerics for a batch of >= 32 rows than for
 # smaller ones, while batches below this many rows give bit-identical rows whatever their size
@@ -89,6 +94,7 @@ class Model:
         n_threads: int,
         n_batch: int = 512,
         snapshot_bytes: int = 0,
+        snapshot_dir: Path | None = None,
     ) -> None:
         check_gguf(Path(path))
         failed: str | None = None
@@ -118,7 +124,9 @@ class Model:
         self._mem = llama_cpp.llama_get_memory(self._ctx)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
         self.cached: list[int] = []
-        self.snapshots = PromptSnapshots(snapshot_bytes)
+        self.snapshots = PromptSnapshots(
+            snapshot_bytes, snapshot_dir / self.snapshot_recipe() if snapshot_dir else None
+        )
         self.pieces = [self._piece(t) for t in range(self.n_vocab)]
         self.eog = frozenset(
             t for t in range(self.n_vocab) if llama_cpp.llama_vocab_is_eog(self._vocab, t)
@@ -240,7 +248,10 @@ class Model:
         found = self.snapshots.best(prompt, len(prompt) - 1)
         if found is None or found[1] < held + MIN_SNAPSHOT_TOKENS:
             return held
-        (tokens, state), shared = found
+        tokens, shared = found
+        state = self.snapshots.state(tokens)
+        if state is None:
+            return held
         if llama_cpp.llama_state_seq_set_data(self._ctx, state, len(state), 0) == 0:
             llama_cpp.llama_memory_clear(self._mem, True)  # nothing half-loaded stays
             self.cached = []
@@ -250,10 +261,18 @@ class Model:
         self.truncate(shared)
         return shared
 
-    def _sequence_state(self) -> ctypes.Array[ctypes.c_uint8]:
+    @staticmethod
+    def snapshot_recipe() -> str:
+        """What a snapshot's KV entries depend on besides the model file and the tokens:
+        llama.cpp's version and the piece size prompts are computed in. Files of another
+        recipe live in another directory, so none is loaded into a model that would compute
+        other entries."""
+        return f"llama{llama_cpp.__version__}-rows{MAX_INVARIANT_ROWS}"
+
+    def _sequence_state(self) -> State:
         """A copy of the cached sequence's KV entries (llama.cpp's per-sequence state)."""
         size = llama_cpp.llama_state_seq_get_size(self._ctx, 0)
-        state: ctypes.Array[ctypes.c_uint8] = (ctypes.c_uint8 * size)()
+        state: State = (ctypes.c_uint8 * size)()
         if llama_cpp.llama_state_seq_get_data(self._ctx, state, size, 0) != size:
             raise ModelError("llama_state_seq_get_data copied less than it announced")
         return state
@@ -319,25 +338,38 @@ class Model:
         return len(self.cached) / self.n_ctx
 
 
+State = ctypes.Array[ctypes.c_uint8]  # a sequence's KV entries, as llama.cpp copies them out
+SNAPSHOT_MAGIC = b"LXKV1"  # a snapshot file: magic, token count (uint32), tokens (int32), state
+
+
 class PromptSnapshots:
     """Copies of recent prompts' KV entries, the least recently used dropped first to stay
     within `budget` bytes (0: none kept). SmolLM2-135M's entries take 23 KB a token, so 1 GiB
     holds about 45,000 tokens: every part of several drafts, which a regenerate, a second
-    matter of the same type or a repeated measurement then reuse."""
+    matter of the same type or a repeated measurement then reuse.
 
-    def __init__(self, budget: int) -> None:
+    Kept in memory, or with `directory` as files there (`<sha256 of the tokens>.kv`, written
+    whole or not at all): every server given the same directory shares them, and they outlast
+    a restart; the budget is then the directory's, and the least recently used file goes
+    first. The directory is the model file's and the recipe's (launch.build_state,
+    Model.snapshot_recipe)."""
+
+    def __init__(self, budget: int, directory: Path | None = None) -> None:
         self.budget = budget
-        self.kept: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
+        self.directory = directory
+        self.kept: OrderedDict[tuple[int, ...], int] = OrderedDict()  # tokens -> bytes
+        self._states: dict[tuple[int, ...], State] = {}  # in memory (no directory)
+        self._files: dict[str, tuple[int, ...]] = {}  # in the directory: name -> tokens
 
     @property
     def size(self) -> int:
-        return sum(len(state) for state in self.kept.values())
+        return sum(self.kept.values())
 
-    def best(
-        self, prompt: Sequence[int], limit: int
-    ) -> tuple[tuple[tuple[int, ...], ctypes.Array[ctypes.c_uint8]], int] | None:
-        """The snapshot sharing the longest prefix (at most `limit` tokens) with `prompt`, and
-        that length; it becomes the most recently used. None when none shares a token."""
+    def best(self, prompt: Sequence[int], limit: int) -> tuple[tuple[int, ...], int] | None:
+        """The tokens of the snapshot sharing the longest prefix (at most `limit` tokens) with
+        `prompt`, and that length; it becomes the most recently used. None when none shares a
+        token."""
+        self._refresh()
         found, longest = None, 0
         for tokens in self.kept:
             n = shared_prefix(tokens, prompt, limit)
@@ -346,27 +378,105 @@ class PromptSnapshots:
         if found is None:
             return None
         self.kept.move_to_end(found)
-        return (found, self.kept[found]), longest
+        return found, longest
 
-    def keep(
-        self, tokens: Sequence[int], state_of: Callable[[], ctypes.Array[ctypes.c_uint8]]
-    ) -> None:
+    def state(self, tokens: tuple[int, ...]) -> State | None:
+        """The KV entries kept for `tokens`; None when they are gone (another server dropped
+        the file) or unreadable."""
+        if self.directory is None:
+            return self._states.get(tokens)
+        path = self.directory / _snapshot_name(tokens)
+        try:
+            data = read_private(path)
+            os.utime(path)  # used: the last to go
+        except OSError:
+            self.forget(tokens)
+            return None
+        start = len(SNAPSHOT_MAGIC) + 4 + 4 * len(tokens)
+        if len(data) <= start:
+            self.forget(tokens)
+            return None
+        return (ctypes.c_uint8 * (len(data) - start)).from_buffer_copy(data, start)
+
+    def keep(self, tokens: Sequence[int], state_of: Callable[[], State]) -> None:
         """Keep a snapshot of `tokens` (`state_of()` copies it) unless one already holds them;
         a snapshot of a prefix of them goes, and old ones go until the budget holds it."""
         key = tuple(tokens)
+        self._refresh()
         if self.budget <= 0 or any(shared_prefix(k, key, len(key)) == len(key) for k in self.kept):
             return
         state = state_of()
         if len(state) > self.budget:
             return
         for old in [k for k in self.kept if shared_prefix(k, key, len(k)) == len(k)]:
-            del self.kept[old]
+            self.forget(old)
         while self.kept and self.size + len(state) > self.budget:
-            self.kept.popitem(last=False)
-        self.kept[key] = state
+            self.forget(next(iter(self.kept)))
+        if self.directory is None:
+            self._states[key] = state
+        else:
+            header = SNAPSHOT_MAGIC + len(key).to_bytes(4, "little")
+            body = np.asarray(key, dtype="<i4").tobytes()
+            try:
+                write_private(self.directory / _snapshot_name(key), header + body + bytes(state))
+            except OSError as exc:  # a cache: the prompt was computed, only its copy is lost
+                log.warning("prompt snapshot not written to %s: %s", self.directory, exc)
+                return
+            self._files[_snapshot_name(key)] = key
+        self.kept[key] = len(state)
 
     def forget(self, tokens: tuple[int, ...]) -> None:
         self.kept.pop(tokens, None)
+        self._states.pop(tokens, None)
+        if self.directory is not None:
+            name = _snapshot_name(tokens)
+            self._files.pop(name, None)
+            with contextlib.suppress(OSError):
+                (self.directory / name).unlink()
+
+    def _refresh(self) -> None:
+        """With a directory: take in the files other servers wrote, drop those they removed,
+        oldest first (by the time each was last used)."""
+        if self.directory is None:
+            return
+        try:
+            found = sorted(
+                (entry.stat().st_mtime, entry.name, entry.stat().st_size)
+                for entry in os.scandir(private_dir(self.directory))
+                if entry.name.endswith(".kv") and entry.is_file(follow_symlinks=False)
+            )
+        except OSError:
+            found = []
+        kept: OrderedDict[tuple[int, ...], int] = OrderedDict()
+        for _, name, size in found:
+            tokens = self._files.get(name) or _snapshot_tokens(self.directory / name)
+            if tokens is not None:
+                self._files[name] = tokens
+                kept[tokens] = size
+        for name in set(self._files) - {name for _, name, _ in found}:
+            del self._files[name]
+        self.kept = kept
+
+
+def _snapshot_name(tokens: tuple[int, ...]) -> str:
+    return hashlib.sha256(np.asarray(tokens, dtype="<i4").tobytes()).hexdigest()[:32] + ".kv"
+
+
+def _snapshot_tokens(path: Path) -> tuple[int, ...] | None:
+    """The tokens a snapshot file holds the KV entries of; None when it is not one (or gone)."""
+    try:
+        with open_stream(path, "rb") as handle:
+            head = handle.read(len(SNAPSHOT_MAGIC) + 4)
+            if len(head) < len(SNAPSHOT_MAGIC) + 4 or not head.startswith(SNAPSHOT_MAGIC):
+                return None
+            count = int.from_bytes(head[len(SNAPSHOT_MAGIC) :], "little")
+            body = handle.read(4 * count)
+    except OSError:
+        return None
+    if len(body) != 4 * count:
+        return None
+    tokens = tuple(int(t) for t in np.frombuffer(body, dtype="<i4"))
+    return tokens if _snapshot_name(tokens) == path.name else None
 
 
 def shared_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:

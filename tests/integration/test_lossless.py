@@ -176,10 +176,11 @@ def test_a_prompt_reuses_the_whole_shared_prefix_and_gets_the_cold_logits() -> N
         model.close()
 
 
-def test_a_prompt_snapshot_restores_the_cold_logits_and_keeps_its_budget() -> None:
+def test_a_prompt_snapshot_restores_the_cold_logits_and_keeps_its_budget(tmp_path: Path) -> None:
     """Prompt A, then B (sharing only a short prefix: the cached sequence then holds B), then
     A again: A's prefix comes back from its snapshot, every prompt token but the last reused,
-    and its logits equal a cold prefill's bit for bit. A budget below two snapshots keeps one."""
+    and its logits equal a cold prefill's bit for bit. A budget below two snapshots keeps one.
+    Kept as files, a second model (another server, a restart) given the directory reuses them."""
     s = get_settings()
     text = "第一条 为了规范数据出境活动，保护个人信息权益。Article 1. " * 12
     model = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads, snapshot_bytes=1 << 30)
@@ -195,7 +196,7 @@ def test_a_prompt_snapshot_restores_the_cold_logits_and_keeps_its_budget() -> No
         assert model.prefill(first) == len(first) - 1  # from A's snapshot, not B's cache
         warm = model.decode(first[-1:], 1)[0]
         assert np.array_equal(warm, cold)
-        one = len(model.snapshots.kept[tuple(first[:-1])])
+        one = model.snapshots.kept[tuple(first[:-1])]
     finally:
         model.close()
     small = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads, snapshot_bytes=one)
@@ -206,3 +207,13 @@ def test_a_prompt_snapshot_restores_the_cold_logits_and_keeps_its_budget() -> No
         assert small.snapshots.size <= one
     finally:
         small.close()
+    for _ in range(2):  # the first writes A's file, the second (a new model) loads it
+        model = Model(s.resolved_model_path, n_ctx=1024, n_threads=s.n_threads,
+                      snapshot_bytes=1 << 30, snapshot_dir=tmp_path)  # fmt: skip
+        try:
+            reused = model.prefill(first)
+            assert np.array_equal(model.decode(first[-1:], 1)[0], cold)
+        finally:
+            model.close()
+    assert reused == len(first) - 1
+    assert len(list(tmp_path.glob(f"{Model.snapshot_recipe()}/*.kv"))) == 1
