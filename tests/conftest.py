@@ -216,18 +216,18 @@ class MigratedTemplates:
             self._sqlite = path.read_bytes()
         return self._sqlite
 
-    def postgres_template(self, url: str) -> str:
-        from sqlalchemy.engine import make_url
-
-        base = make_url(url).set(database=make_url(postgres_test_url()).database)
-        server = base.render_as_string(hide_password=False)
+    def postgres_template(self, server: str) -> str:
+        """The migrated template database on `server` (an admin URL, `_admin_url`)."""
         if server not in self.postgres:
+            from sqlalchemy.engine import make_url
+
             from audit.db import make_engine, migrate
 
             name = f"template_{os.getpid()}_{uuid.uuid4().hex[:8]}"
             _postgres_admin(server, f'CREATE DATABASE "{name}"')
             self.postgres[server] = name  # dropped at the end of the session, even half made
-            engine = make_engine(base.set(database=name).render_as_string(hide_password=False))
+            url = make_url(server).set(database=name).render_as_string(hide_password=False)
+            engine = make_engine(url)
             migrate(engine)
             engine.dispose()
         return self.postgres[server]
@@ -237,21 +237,23 @@ class MigratedTemplates:
         done) when it is not empty any more, so its caller migrates it in place."""
         from sqlalchemy.engine import make_url
 
+        from audit.files import open_private
+
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
             path = Path(parsed.database or "")
             if not parsed.database or path.exists():
                 return False
             data = self.sqlite_bytes()
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+            with os.fdopen(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb") as f:
                 f.write(data)
             return True
         if _has_tables(url):
             return False
-        template = self.postgres_template(url)
-        server = parsed.set(database=make_url(postgres_test_url()).database)
+        server = _admin_url(url)
+        template = self.postgres_template(server)
         _postgres_admin(
-            server.render_as_string(hide_password=False),
+            server,
             f'DROP DATABASE "{parsed.database}" WITH (FORCE)',
             f'CREATE DATABASE "{parsed.database}" TEMPLATE "{template}"',
         )
@@ -260,6 +262,14 @@ class MigratedTemplates:
     def drop(self) -> None:
         for server, name in self.postgres.items():
             _postgres_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _admin_url(url: str) -> str:
+    """The URL of the database the tests administer others from, on the server of `url`."""
+    from sqlalchemy.engine import make_url
+
+    admin = make_url(url).set(database=make_url(postgres_test_url()).database)
+    return admin.render_as_string(hide_password=False)
 
 
 def _has_tables(url: str) -> bool:

@@ -18,7 +18,7 @@ from app.serving.deadlines import KEEP_ALIVE_S, DeadlineH11
 from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
-from app.serving.model import Model
+from app.serving.model import Model, check_gguf
 from app.serving.server import DEFAULT_MAX_TOKENS, ServerState, make_app
 from app.serving.speculative import Engine
 from app.serving.worker import Worker
@@ -90,16 +90,14 @@ def build_drafter(opts: ServeOptions, target: Model) -> tuple[Drafter | None, fl
 
 def build_state(opts: ServeOptions) -> ServerState:
     try:
+        check_gguf(opts.model_path)  # its own message, before the file is read for its digest
+        digest = file_digest(opts.model_path)
         target = Model(
             opts.model_path,
             n_ctx=opts.n_ctx,
             n_threads=opts.n_threads,
             snapshot_bytes=opts.prompt_cache_mb << 20,
-            snapshot_dir=(
-                opts.prompt_cache_dir / file_digest(opts.model_path)
-                if opts.prompt_cache_dir
-                else None
-            ),
+            snapshot_dir=opts.prompt_cache_dir / digest if opts.prompt_cache_dir else None,
         )
         drafter, draft_cost = build_drafter(opts, target)
     except (OSError, ValueError, RuntimeError) as exc:
@@ -122,7 +120,7 @@ def build_state(opts: ServeOptions) -> ServerState:
         metrics=metrics,
         model_name=opts.model_name,
         max_tokens=opts.max_tokens,
-        digest=file_digest(opts.model_path),
+        digest=digest,
     )
 
 
