@@ -13,14 +13,22 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.servers import REPO, embedded_server
+from tests.servers import embedded_server
 
 # Every model server the tests start (session servers, a test's own, a `lexspec run`) keeps its
 # prompt snapshots as files in one directory, so a prompt one server computed (an example's
-# parts, a writing measurement) is not computed again by the next. Set before any server
-# starts; xdist's worker processes inherit it. Reused KV is bit-identical to computed KV
-# (tests/integration/test_lossless.py), so what a test sees of the model does not change.
-os.environ.setdefault("LEXSPEC_PROMPT_CACHE_DIR", str(REPO / ".data" / "prompt-cache"))
+# parts, a writing measurement) is not computed again by the next, in this run or a later one
+# on this machine: the directory is outside the checkout (LEXSPEC_TEST_CACHE_DIR, else the
+# user's cache directory), as pip's cache is, so a fresh clone starts from what the last run
+# computed. Its files are per model file, llama.cpp build and CPU (Model.snapshot_recipe), and
+# reused KV is bit-identical to computed KV (tests/integration/test_lossless.py, which computes
+# cold in directories of its own), so what a test sees of the model does not change. Set before
+# any server starts; xdist's worker processes inherit it.
+TEST_CACHE = Path(
+    os.environ.get("LEXSPEC_TEST_CACHE_DIR")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lexspec-tests"
+)
+os.environ.setdefault("LEXSPEC_PROMPT_CACHE_DIR", str(TEST_CACHE / "prompt-cache"))
 os.environ.setdefault("LEXSPEC_PROMPT_CACHE_MB", "4096")
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -51,6 +52,50 @@ def metric_total(base_url: str, series: str) -> float:
         for line in text.splitlines()
         if line.startswith(series) and not line.startswith("#")
     )
+
+
+class Hold:
+    """A streamed request that keeps the server busy until `release()`: its connection then
+    closes, which cancels it at the server's next step, so a test that only needs the server
+    occupied does not wait for (or pay for) tokens nobody reads."""
+
+    def __init__(self, base_url: str, body: dict[str, object]) -> None:
+        self.released = threading.Event()
+        self._thread = threading.Thread(
+            target=self._hold, args=(f"{base_url}/chat/completions", body), daemon=True
+        )
+        self._thread.start()
+
+    def _hold(self, url: str, body: dict[str, object]) -> None:
+        import httpx
+
+        with httpx.stream("POST", url, json={**body, "stream": True}, timeout=600) as response:
+            for _ in response.iter_lines():  # a chunk, or the server's keep-alive each second
+                if self.released.is_set():
+                    return
+
+    def alive(self) -> bool:
+        """The request is still held (it has not ended on its own or failed)."""
+        return self._thread.is_alive()
+
+    def release(self) -> None:
+        self.released.set()
+        self._thread.join(timeout=600)
+
+
+@contextmanager
+def holding(base_url: str, *bodies: dict[str, object]) -> Iterator[list[Hold]]:
+    """One `Hold` per body, started in order; all released on leaving."""
+    holds: list[Hold] = []
+    try:
+        for body in bodies:
+            holds.append(Hold(base_url, body))
+        yield holds
+    finally:
+        for hold in holds:
+            hold.released.set()  # all at once: a waiting one must not start when the first ends
+        for hold in holds:
+            hold.release()
 
 
 def run_lexspec(

@@ -264,10 +264,12 @@ class Model:
     @staticmethod
     def snapshot_recipe() -> str:
         """What a snapshot's KV entries depend on besides the model file and the tokens:
-        llama.cpp's version and the piece size prompts are computed in. Files of another
+        llama.cpp's version, the CPU features its kernels were chosen for (another instruction
+        set may round otherwise) and the piece size prompts are computed in. Files of another
         recipe live in another directory, so none is loaded into a model that would compute
-        other entries."""
-        return f"llama{llama_cpp.__version__}-rows{MAX_INVARIANT_ROWS}"
+        other entries (a directory shared by machines, or a machine moved to another CPU)."""
+        features = hashlib.sha256(llama_cpp.llama_print_system_info()).hexdigest()[:12]
+        return f"llama{llama_cpp.__version__}-cpu{features}-rows{MAX_INVARIANT_ROWS}"
 
     def _sequence_state(self) -> State:
         """A copy of the cached sequence's KV entries (llama.cpp's per-sequence state)."""

@@ -78,8 +78,10 @@ def running_app(
         yield RunningApp(url, database_url, env, data / "streamlit.log")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
+    """One headless Chromium per test process; every test gets a context of its own (`page`:
+    its own cookies and storage, closed after it), so sharing the browser shares no state."""
     if not CHROMIUM.exists():
         pytest.skip("no system Chromium at /usr/bin/chromium (apt-get install chromium)")
     from playwright.sync_api import sync_playwright

@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -234,34 +233,32 @@ def test_unreadable_spool_lines_block_no_later_draft(
 
 
 def test_a_draft_queued_behind_long_requests_waits_and_succeeds(llm_base_url: str) -> None:
-    """Two long requests hold the one-at-a-time server longer than the draft's timeout
-    (LEXSPEC_REQUEST_TIMEOUT_S=2 counts silence only): the server's queue comments keep the
-    draft's stream alive, the CLI says where it waits, and the draft completes."""
-    import httpx
+    """Two long requests hold the one-at-a-time server while the draft waits longer than its
+    timeout (LEXSPEC_REQUEST_TIMEOUT_S=2 counts silence only): the server's queue comments keep
+    the draft's stream alive, the CLI says where it waits, and once the two are released
+    (their connections closed, which cancels them) the draft completes."""
+    from tests.servers import holding, metric_total
 
-    from tests.servers import metric_total
-
-    url = f"{llm_base_url}/chat/completions"
     count = [{"role": "user", "content": "Count from 1 to 5000, one number per line."}]
-
-    def long_request(seed: int) -> None:
-        # long enough to outlast the CLI's start on a busy machine (~15 s each at 70 tokens/s)
-        body = {"messages": count, "temperature": 0.8, "seed": seed, "max_tokens": 1000}
-        httpx.post(url, json=body, timeout=600)
-
-    busy = [threading.Thread(target=long_request, args=(seed,)) for seed in range(2)]
-    for thread in busy:
-        thread.start()
-    try:
+    bodies = [
+        {"messages": count, "temperature": 0.8, "seed": seed, "max_tokens": 2000}
+        for seed in range(2)
+    ]
+    with holding(llm_base_url, *bodies) as holds:
         while metric_total(llm_base_url, "vllm:num_requests_waiting{") < 1:
+            assert all(hold.alive() for hold in holds), "a long request ended before it waited"
             time.sleep(0.02)  # both sent: one running, one waiting
-        code, out, err = run(
-            *CLAUSE, "--mode", "free-form", "--max-tokens", "4", "--no-audit",
-            base_url=llm_base_url, env={"LEXSPEC_REQUEST_TIMEOUT_S": "2"}, timeout=580,
-        )  # fmt: skip
-    finally:
-        for thread in busy:
-            thread.join()
+        proc = lexspec(*CLAUSE, "--mode", "free-form", "--max-tokens", "4", "--no-audit",
+                       base_url=llm_base_url, env={"LEXSPEC_REQUEST_TIMEOUT_S": "2"})  # fmt: skip
+        assert proc.stderr is not None
+        seen = ""
+        while "排队中" not in seen and proc.poll() is None:
+            seen += proc.stderr.readline()  # the CLI's lines up to where it says it waits
+        # queued on for longer than the silence the CLI allows: only the comments keep it
+        time.sleep(3)
+    out, rest = proc.communicate(timeout=580)
+    code, err = proc.returncode, seen + rest
+    assert "Traceback" not in err, err
     assert code == 0, err
     assert out.strip() and "status " in err
     assert re.search(r"排队中：前面还有 [12] 个请求", err), err

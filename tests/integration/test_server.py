@@ -390,19 +390,23 @@ def _running(llm_base_url: str) -> bool:
 
 def test_a_waiting_stream_says_where_it_is_queued(llm_base_url: str) -> None:
     """Behind a running request, a stream's first lines are SSE comments `: queued 1 ahead`
-    (keep-alives an OpenAI client skips), then its chunks."""
-    long = {"messages": LONG, "temperature": 0.8, "seed": 2, "max_tokens": 300}
+    (keep-alives an OpenAI client skips), then its chunks. The running request is released
+    (its connection closed, which cancels it) once the waiting one has said so."""
+    from tests.servers import holding
+
+    long = {"messages": LONG, "temperature": 0.8, "seed": 2, "max_tokens": LONG_MAX_TOKENS}
     url = f"{llm_base_url}/chat/completions"
-    busy = threading.Thread(target=lambda: httpx.post(url, json=long, timeout=300))
-    busy.start()
-    try:
-        while not _running(llm_base_url) and busy.is_alive():
+    lines: list[str] = []
+    with holding(llm_base_url, long) as (busy,):
+        while not _running(llm_base_url):
+            assert busy.alive(), "the long request ended before it ran"
             time.sleep(0.02)
         body = {"messages": MSG, "temperature": 0, "max_tokens": 4, "stream": True}
         with httpx.stream("POST", url, json=body, timeout=300) as response:
-            lines = [line for line in response.iter_lines() if line]
-    finally:
-        busy.join()
+            for line in response.iter_lines():
+                if line.startswith(":"):
+                    busy.released.set()  # said where it waits: let it run
+                lines += [line] if line else []
     comments = [i for i, line in enumerate(lines) if line.startswith(":")]
     assert comments and lines[comments[0]] == ": queued 1 ahead", lines[:5]
     content = [i for i, line in enumerate(lines) if '"content": "' in line and '""' not in line]
