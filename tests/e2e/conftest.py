@@ -78,10 +78,11 @@ def running_app(
         yield RunningApp(url, database_url, env, data / "streamlit.log")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """One headless Chromium per test process; every test gets a context of its own (`page`:
-    its own cookies and storage, closed after it), so sharing the browser shares no state."""
+    """A headless Chromium for the module (not the session: Playwright's sync API runs an event
+    loop in this thread while it is open, and a later test's asyncio.run would refuse to start
+    beside it)."""
     if not CHROMIUM.exists():
         pytest.skip("no system Chromium at /usr/bin/chromium (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
