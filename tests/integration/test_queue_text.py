@@ -3,7 +3,6 @@ already busy with, read from the real embedded server's /metrics."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 from app.config import EndpointConfig
 from app.llm.metrics_parse import RUNNING, WAITING, scrape
 from app.pages.draft_run import queue_text
+from tests.servers import holding
 
 pytestmark = pytest.mark.integration
 
@@ -35,14 +35,9 @@ def test_the_queue_line_names_the_requests_ahead_and_is_empty_when_idle(llm_base
         "max_tokens": 400,
         "temperature": 0,
     }
-    worker = threading.Thread(
-        target=lambda: httpx.post(f"{llm_base_url}/chat/completions", json=body, timeout=300)
-    )
-    worker.start()
-    try:
-        while not _busy(llm_base_url) and worker.is_alive():
+    with holding(llm_base_url, body) as (busy,):  # released (cancelled) once the line is read
+        while not _busy(llm_base_url):
+            assert busy.alive(), "the long request ended before it ran"
             time.sleep(0.05)
         line = queue_text(endpoint)
-    finally:
-        worker.join()
     assert "1 个请求正在生成" in line and "排第 1 位" in line
