@@ -11,8 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app import yamldata
 from app.domain import Bilingual, BilingualError, describe
 
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
@@ -36,7 +35,7 @@ def strings(lang: str) -> dict[str, str]:
     """All strings of one language as a flat {dotted.key: text} mapping."""
     path = LOCALES_DIR / f"{lang if lang in LANGUAGES else DEFAULT_LANG}.yaml"
     with path.open(encoding="utf-8") as fh:
-        return _flatten(yaml.safe_load(fh) or {})
+        return _flatten(yamldata.load(fh) or {})
 
 
 def t(key: str, lang: str = DEFAULT_LANG, **values: object) -> str:

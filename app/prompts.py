@@ -16,11 +16,11 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import yaml
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from app import yamldata
 from app.domain import (
     MAX_TEMPERATURE,
     Bilingual,
@@ -303,9 +303,9 @@ def load_doc_type(type_dir: Path) -> DocType:
     if missing:
         raise ValueError(f"missing file(s): {', '.join(missing)}")
     try:
-        raw = yaml.safe_load((type_dir / "meta.yaml").read_text(encoding="utf-8"))
+        raw = yamldata.load((type_dir / "meta.yaml").read_text(encoding="utf-8"))
         meta = _Meta.model_validate(raw)
-    except yaml.YAMLError as exc:
+    except yamldata.YAMLError as exc:
         raise ValueError(f"meta.yaml is not valid YAML: {exc}") from exc
     except ValidationError as exc:
         raise ValueError(f"meta.yaml: {validation_reasons(exc, 'meta')}") from exc

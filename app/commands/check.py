@@ -89,7 +89,7 @@ def read_facts(source: str) -> dict[str, str]:
 
 def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
     """`required_sections` from prompts/<type>/meta.yaml (read directly, as plain YAML)."""
-    import yaml
+    from app import yamldata
 
     meta = prompts_dir / type_id / "meta.yaml"
     if not TYPE_ID.match(type_id) or not meta.is_file():
@@ -100,8 +100,8 @@ def required_sections(type_id: str, prompts_dir: Path) -> tuple[str, ...]:
             f"Unknown document type: {type_id} (available: {', '.join(known) or '-'})",
         )
     try:
-        data = yaml.safe_load(meta.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = yamldata.load(meta.read_text(encoding="utf-8"))
+    except (OSError, yamldata.YAMLError) as exc:
         raise InputError(
             f"无法读取 {type_id}/meta.yaml", f"Cannot read {type_id}/meta.yaml"
         ) from exc

@@ -45,11 +45,11 @@ def read_text(path: Path) -> str:
 def read_yaml(path: Path) -> Any:
     """The YAML document in the file at `path`; InputError with the line and column of a
     syntax error, in one line."""
-    import yaml
+    from app import yamldata
 
     try:
-        return yaml.safe_load(read_text(path))
-    except yaml.YAMLError as exc:
+        return yamldata.load(read_text(path))
+    except yamldata.YAMLError as exc:
         where = yaml_reason(exc)
         raise InputError(
             f"{path} 不是有效的 YAML：{where}", f"{path} is not valid YAML: {where}"

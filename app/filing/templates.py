@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
+from app import yamldata
 
 TEMPLATES_FILE = Path(__file__).with_name("templates.yaml")
 
@@ -72,7 +72,7 @@ def _node(raw: dict[str, Any]) -> TemplateNode:
 @cache
 def official_templates() -> dict[str, OfficialTemplate]:
     """Every template in the data file, by the id of the document type that follows it."""
-    raw = yaml.safe_load(TEMPLATES_FILE.read_text(encoding="utf-8"))
+    raw = yamldata.load(TEMPLATES_FILE.read_text(encoding="utf-8"))
     return {
         type_id: OfficialTemplate(
             type_id=type_id,

@@ -9,8 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from app import yamldata
 from app.domain import Bilingual
 from app.outline.conditions import condition_facts
 from app.outline.sources import article_label, holds
@@ -62,7 +61,7 @@ def _entry(raw: dict[str, Any]) -> NeededDocument:
 @cache
 def document_needs() -> tuple[NeededDocument, ...]:
     """Every entry of needs.yaml, in order."""
-    raw = yaml.safe_load(NEEDS_FILE.read_text(encoding="utf-8"))
+    raw = yamldata.load(NEEDS_FILE.read_text(encoding="utf-8"))
     return tuple(_entry(item) for item in raw["documents"])
 
 

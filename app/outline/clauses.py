@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from app import yamldata
 from app.domain import validation_reasons
 from app.outline.conditions import Facts, parse_condition
 
@@ -134,8 +134,8 @@ def parse_clauses(
 ) -> tuple[Clause, ...]:
     """The clauses of a clauses.yaml text (schema only; checks in clause_checks)."""
     try:
-        raw = _ClauseFile.model_validate(yaml.safe_load(source) or {})
-    except yaml.YAMLError as exc:
+        raw = _ClauseFile.model_validate(yamldata.load(source) or {})
+    except yamldata.YAMLError as exc:
         reason = str(exc).replace("\n", " ")
         raise ClauseFileError(f"{name} is not valid YAML: {reason}") from exc
     except ValidationError as exc:

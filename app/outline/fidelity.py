@@ -26,9 +26,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
 from rapidfuzz import fuzz
 
+from app import yamldata
 from app.domain import Finding
 from app.validation.messages import finding
 
@@ -55,7 +55,7 @@ ACRONYM = re.compile(r"[A-Z]{2,6}")
 
 def legal_terms() -> tuple[str, ...]:
     """The legal terms a clause that carries one must keep (legal_terms.yaml), longest first."""
-    data = yaml.safe_load(TERMS_FILE.read_text(encoding="utf-8")) or {}
+    data = yamldata.load(TERMS_FILE.read_text(encoding="utf-8")) or {}
     terms = {str(t) for group in data.get("terms", {}).values() for t in group}
     return tuple(sorted(terms, key=lambda t: (-len(t), t)))
 

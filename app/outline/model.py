@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from app import yamldata
 from app.domain import validation_reasons
 from app.outline.clauses import Clause, ClauseFileError, read_clauses
 from app.outline.continuation import Topics, TopicsError, parse_topics
@@ -168,8 +168,8 @@ def _part(raw: _Part) -> Part:
 def parse_outline(doc_type: str, source: str) -> Outline:
     """Validate an outline's YAML text; OutlineError with the reason."""
     try:
-        raw = _Outline.model_validate(yaml.safe_load(source))
-    except yaml.YAMLError as exc:
+        raw = _Outline.model_validate(yamldata.load(source))
+    except yamldata.YAMLError as exc:
         raise OutlineError(f"{OUTLINE_FILE} is not valid YAML: {exc}") from exc
     except ValidationError as exc:
         raise OutlineError(f"{OUTLINE_FILE}: {validation_reasons(exc, 'outline')}") from exc

@@ -11,8 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, cast
 
-import yaml
-
+from app import yamldata
 from app.domain import Bilingual, BilingualError
 
 Route = Literal["security_assessment", "standard_contract_or_certification", "exempt"]
@@ -226,5 +225,5 @@ def load_rules(path: str = str(RULES_FILE)) -> Rules:
     """The rules, parsed and resolved against the built-in catalogue (cached)."""
     from app.validation.catalogue import load_catalogue
 
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    data = yamldata.load(Path(path).read_text(encoding="utf-8"))
     return resolve_basis(parse_rules(data), load_catalogue(None))

@@ -28,8 +28,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from app import yamldata
 from app.domain import Citation, Finding
 from app.validation.catalogue import Catalogue
 from app.validation.checker import check
@@ -96,7 +95,7 @@ class Scores:
 
 
 def load_claims(path: Path) -> list[Claim]:
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["claims"]
+    entries = yamldata.load(path.read_text(encoding="utf-8"))["claims"]
     claims = []
     for entry in entries:
         if entry["label"] not in LABELS:
@@ -245,7 +244,7 @@ SILENT = ("paraphrase", "historical", "forward", "hard")  # kinds that must rais
 
 
 def load_cases(path: Path) -> list[Case]:
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+    entries = yamldata.load(path.read_text(encoding="utf-8"))["cases"]
     cases = []
     for entry in entries:
         if entry["class"] not in CASE_CLASSES:

@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rapidfuzz import fuzz, process
 
+from app import yamldata
 from app.domain import BilingualError
 
 BUILTIN_FILE = Path(__file__).with_name("statutes.yaml")
@@ -181,13 +181,13 @@ def _to_statute(entry: dict[str, Any], where: str) -> Statute:
 
 def _read_entries(path: Path) -> list[dict[str, Any]]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamldata.load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CatalogueError(
             f"无法读取法规目录文件 {path}：{exc.strerror}",
             f"Cannot read statute file {path}: {exc.strerror}",
         ) from exc
-    except yaml.YAMLError as exc:
+    except yamldata.YAMLError as exc:
         raise CatalogueError(
             f"法规目录文件 {path} 不是有效的 YAML", f"Statute file {path} is not valid YAML"
         ) from exc

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from app import yamldata
 from app.validation.quantities import Quantity
 
 SENSITIVE_FILE = Path(__file__).with_name("sensitive.yaml")
@@ -31,7 +30,7 @@ def sensitive_categories(
 ) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(the law's word, a pattern of its wordings) for each category of sensitive.yaml
     (个人信息保护法第二十八条)."""
-    rows = yaml.safe_load(Path(path).read_text(encoding="utf-8"))["categories"]
+    rows = yamldata.load(Path(path).read_text(encoding="utf-8"))["categories"]
     return tuple((str(r["law"]), re.compile("|".join(r["wordings"]))) for r in rows)
 
 

@@ -17,8 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app import yamldata
 from app.domain import BilingualError
 from app.validation.numerals import chinese_to_int
 from app.validation.texts import StatuteText
@@ -239,9 +238,9 @@ def _literal(wording: str) -> str:
 def load_groups(path: str = str(ELEMENTS_FILE)) -> tuple[Group, ...]:
     """The groups of elements.yaml, validated; cached (the file ships with the app)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yamldata.load(Path(path).read_text(encoding="utf-8"))
         rows = data["groups"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+    except (OSError, yamldata.YAMLError, KeyError, TypeError) as exc:
         raise ElementsError(
             f"{Path(path).name} 无法读取", f"{Path(path).name} is unreadable"
         ) from exc

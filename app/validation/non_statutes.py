@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from app import yamldata
 from app.domain import BilingualError
 from app.validation.catalogue import normalise
 
@@ -32,11 +31,11 @@ class Kind:
 def load_kinds(path: str = str(NON_STATUTES_FILE)) -> tuple[Kind, ...]:
     """The kinds of non_statutes.yaml, validated; cached (the file ships with the app)."""
     try:
-        rows = yaml.safe_load(Path(path).read_text(encoding="utf-8"))["kinds"]
+        rows = yamldata.load(Path(path).read_text(encoding="utf-8"))["kinds"]
         return tuple(
             Kind(re.compile(f"(?:{row['ends']})$"), str(row["zh"]), str(row["en"])) for row in rows
         )
-    except (OSError, yaml.YAMLError, KeyError, TypeError, re.error) as exc:
+    except (OSError, yamldata.YAMLError, KeyError, TypeError, re.error) as exc:
         raise NonStatutesError(
             f"{Path(path).name} 无法读取或缺少字段",
             f"{Path(path).name} is unreadable or incomplete",

@@ -17,8 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app import yamldata
 from app.domain import BilingualError, Citation, Finding
 from app.validation.catalogue import as_date
 from app.validation.messages import finding
@@ -161,9 +160,9 @@ def _pattern(raw: Any) -> re.Pattern[str] | None:
 def load_superseded(path: str = str(SUPERSEDED_FILE)) -> tuple[Row, ...]:
     """The rows of superseded.yaml, validated; cached (the file ships with the app)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yamldata.load(Path(path).read_text(encoding="utf-8"))
         rows = data["superseded"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+    except (OSError, yamldata.YAMLError, KeyError, TypeError) as exc:
         raise SupersededError(
             f"{Path(path).name} 无法读取", f"{Path(path).name} is unreadable"
         ) from exc

@@ -271,6 +271,20 @@ def test_commands_show_errors_with_describe() -> None:
     assert found == []
 
 
+def test_yaml_is_read_through_yamldata() -> None:
+    """app/ and audit/ parse YAML one way, `app.yamldata.load` (libyaml's parser where PyYAML
+    has it); writing YAML (`yaml.safe_dump`) is not parsing and stays where it is."""
+    found = [
+        f"{rel(p)}:{node.lineno}"
+        for p in sources(APP, AUDIT)
+        if rel(p) != "app/yamldata.py"
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) in {"yaml.safe_load", "yaml.load", "yaml.full_load"}
+    ]
+    assert found == []
+
+
 # The builders of the acting context (app/context.py): the one Settings, the commands' and the
 # pages' context. Everything else takes the Settings it is handed.
 SETTINGS_READERS = {"app/config.py", "app/cli.py", "app/pages/ui_state.py"}

@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the record: models, store, chain, spool; and the studies' tables, which the chain covers
     # (audit.coverage digests verdicts and preferences), so they sit with the record
     ("audit", "app.studies.tables"),
-    ("app.domain", "app.i18n"),  # shared types and bilingual text
+    ("app.domain", "app.i18n", "app.yamldata"),  # shared types, bilingual text, YAML reading
     ("app.serving",),  # the embedded model server, self-contained (Settings derive from it)
     ("app.config",),  # the one Settings
     ("app.database", "app.accounts"),  # unit of work, spool, checkpoints, verify; who acts
