@@ -21,6 +21,7 @@ import httpx
 
 from app.config import EndpointConfig, Settings
 from app.domain import BilingualError, EventKind
+from app.llm import http
 from audit.files import write_private
 
 if TYPE_CHECKING:
@@ -60,9 +61,9 @@ def check_health(name: str, ep: EndpointConfig, *, timeout_s: float = 3.0) -> He
     """GET /health then /v1/models with a short timeout; never raises."""
     start = time.perf_counter()
     try:
-        with httpx.Client(timeout=timeout_s, headers=_headers(ep)) as http:
-            http.get(f"{server_root(ep.base_url)}/health").raise_for_status()
-            resp = http.get(f"{ep.base_url.rstrip('/')}/models")
+        with http.client(timeout=timeout_s, headers=_headers(ep)) as session:
+            session.get(f"{server_root(ep.base_url)}/health").raise_for_status()
+            resp = session.get(f"{ep.base_url.rstrip('/')}/models")
             resp.raise_for_status()
             ids = tuple(str(m["id"]) for m in resp.json().get("data", []))
     except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
@@ -78,7 +79,7 @@ def tokenize(
 ) -> list[int] | None:
     """POST /tokenize (vLLM and the embedded server); None where the server has no such route."""
     try:
-        resp = httpx.post(
+        resp = http.post(
             f"{server_root(ep.base_url)}/tokenize",
             json={"model": model, "prompt": text},
             headers=_headers(ep),

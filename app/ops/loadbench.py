@@ -21,6 +21,7 @@ import httpx
 
 from app.config import EndpointConfig
 from app.domain import Bilingual
+from app.llm import http
 from app.llm.metrics_parse import derive, scrape
 from app.ops import process
 
@@ -114,7 +115,7 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
             str(Bilingual("未知端点", f"unknown endpoint: {spec} (known: {known}, or a URL)"))
         )
     try:
-        resp = httpx.get(f"{ep.base_url.rstrip('/')}/models", timeout=5)
+        resp = http.get(f"{ep.base_url.rstrip('/')}/models", timeout=5)
         resp.raise_for_status()
         served = [m["id"] for m in resp.json()["data"]]
     except (httpx.HTTPError, ValueError, KeyError) as exc:
@@ -149,7 +150,7 @@ def _parse_chunk(line: str) -> dict[str, Any] | None:
 
 
 def one_request(
-    http: httpx.Client, target: Target, messages: Messages, index: int, max_tokens: int
+    session: httpx.Client, target: Target, messages: Messages, index: int, max_tokens: int
 ) -> RequestResult:
     """Stream one chat completion and time it; failures come back as ok=False, never raise."""
     body = {
@@ -174,7 +175,7 @@ def one_request(
     spec: dict[str, Any] = {}
     try:
         url = f"{target.endpoint.base_url.rstrip('/')}/chat/completions"
-        with http.stream("POST", url, json=body, headers=headers) as resp:
+        with session.stream("POST", url, json=body, headers=headers) as resp:
             if resp.status_code != 200:
                 resp.read()
                 return RequestResult(index, False, f"HTTP {resp.status_code}: {resp.text[:200]}")
@@ -229,12 +230,12 @@ def run_level(
     before = scrape(target.endpoint, name=target.name)
     limits = httpx.Limits(max_connections=concurrency + 2)
     timeout = httpx.Timeout(300.0, connect=5.0)
-    with httpx.Client(limits=limits, timeout=timeout) as http:
+    with http.client(limits=limits, timeout=timeout) as session:
 
         def job(i: int) -> RequestResult | None:
             if time.monotonic() > deadline:
                 return None
-            result = one_request(http, target, chats[i % len(chats)], i % len(chats), max_tokens)
+            result = one_request(session, target, chats[i % len(chats)], i % len(chats), max_tokens)
             on_done()
             return result
 
