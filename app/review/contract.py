@@ -93,11 +93,12 @@ def _scores(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> list[list[float
     matrix = process.cdist(plain, [x.norm for x in lines], scorer=fuzz.ratio)
     scores = [[float(v) for v in row] for row in matrix]
     for i, unit in enumerate(units):
+        row, blanks = scores[i], len(plain[i]) >= 2 and unit.has_blanks
         for j, line in enumerate(lines):
-            if len(plain[i]) >= 2 and unit.has_blanks and unit.pattern.fullmatch(line.norm):
-                scores[i][j] = 100.0
-            elif scores[i][j] >= MATCH - NUMBER_BONUS and unit.number == line.number:
-                scores[i][j] += NUMBER_BONUS
+            if blanks and unit.pattern.fullmatch(line.norm):
+                row[j] = 100.0
+            elif row[j] >= MATCH - NUMBER_BONUS and unit.number == line.number:
+                row[j] += NUMBER_BONUS
     return scores
 
 
