@@ -10,9 +10,6 @@ run: install
 # Every test, in TEST_WORKERS processes (pytest-xdist; each file stays in one process, so its
 # module fixtures and the servers a process starts are shared by its tests). TEST_WORKERS=0: one.
 # The 25 slowest tests are listed at the end: where the time goes.
-# Files go out in the order pytest collects them: the browser files (few tests, long) first, then
-# integration, then the many short unit files, which even out the two processes' ends (xdist's
-# default sends the files with most tests first and so the browser files last).
 # mypy keeps its cache beside the tests' prompt snapshots, outside the checkout (as pip's cache
 # is): a fresh clone re-checks only what changed (mypy compares each file's hash).
 TEST_WORKERS ?= 2
@@ -21,7 +18,7 @@ test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --cache-dir "$(TEST_CACHE)/mypy"
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml scripts/install.sh
