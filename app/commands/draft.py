@@ -281,7 +281,8 @@ def _stream(run: Run, lang: str) -> GenerationOutcome:
 
 
 def _client(settings: Settings, endpoint: str, lang: str) -> LLMClient | None:
-    from app.llm import LLMError, make_client
+    from app.llm.client import make_client
+    from app.llm.errors import LLMError
 
     try:
         return make_client(endpoint, settings)

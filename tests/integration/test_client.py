@@ -11,7 +11,8 @@ import pytest
 from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams
 from app.drafting.context import decide_route
-from app.llm import LLMError, OpenAIClient, make_client
+from app.llm.client import OpenAIClient, make_client
+from app.llm.errors import LLMError
 from app.prompts import estimate_tokens
 from tests.servers import free_port, metric_total
 

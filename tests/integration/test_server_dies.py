@@ -17,7 +17,7 @@ from app.config import EndpointConfig
 from app.domain import GenerationParams, RenderedPrompt
 from app.drafting.context import DraftContext
 from app.drafting.freeform import stream_draft
-from app.llm import OpenAIClient
+from app.llm.client import OpenAIClient
 
 pytestmark = pytest.mark.integration
 
