@@ -18,7 +18,7 @@ import openai
 
 from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams, GenerationStats, StreamStatus
-from app.llm import http
+from app.llm import net
 from app.llm.errors import (
     LLMError,
     explain,
@@ -249,7 +249,7 @@ class OpenAIClient:
             api_key=endpoint.api_key or "not-needed",
             timeout=self._timeout,
             max_retries=0,
-            http_client=openai.DefaultHttpxClient(verify=http.tls()),  # openai's defaults
+            http_client=openai.DefaultHttpxClient(verify=net.tls()),  # openai's defaults
         )
         self._model: str | None = endpoint.model
         self._context: int | None = None
@@ -311,7 +311,7 @@ class OpenAIClient:
     def _tokenize(self, body: dict[str, Any], timeout: httpx.Timeout | float) -> int | None:
         root = self.base_url.removesuffix("/v1")
         try:
-            resp = http.post(
+            resp = net.post(
                 f"{root}/tokenize",
                 json={"model": self.model(), **body},
                 headers=self._headers(),

@@ -17,7 +17,7 @@ import httpx
 
 from app.config import EndpointConfig
 from app.domain import BilingualMessage
-from app.llm import http
+from app.llm import net
 
 PREFIX = "vllm:"
 DRAFTS = "spec_decode_num_drafts"
@@ -222,7 +222,7 @@ def scrape(
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     at = time.monotonic()
     try:
-        resp = http.get(metrics_url(base), timeout=timeout_s, headers=headers)
+        resp = net.get(metrics_url(base), timeout=timeout_s, headers=headers)
         resp.raise_for_status()
     except httpx.HTTPError as exc:
         return MetricsSnapshot(name or base, at, error=f"{type(exc).__name__}: {exc}")

@@ -21,7 +21,7 @@ import httpx
 
 from app.config import EndpointConfig, Settings
 from app.domain import BilingualError, EventKind
-from app.llm import http
+from app.llm import net
 from audit.files import write_private
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def check_health(name: str, ep: EndpointConfig, *, timeout_s: float = 3.0) -> He
     """GET /health then /v1/models with a short timeout; never raises."""
     start = time.perf_counter()
     try:
-        with http.client(timeout=timeout_s, headers=_headers(ep)) as session:
+        with net.client(timeout=timeout_s, headers=_headers(ep)) as session:
             session.get(f"{server_root(ep.base_url)}/health").raise_for_status()
             resp = session.get(f"{ep.base_url.rstrip('/')}/models")
             resp.raise_for_status()
@@ -79,7 +79,7 @@ def tokenize(
 ) -> list[int] | None:
     """POST /tokenize (vLLM and the embedded server); None where the server has no such route."""
     try:
-        resp = http.post(
+        resp = net.post(
             f"{server_root(ep.base_url)}/tokenize",
             json={"model": model, "prompt": text},
             headers=_headers(ep),

@@ -21,7 +21,7 @@ import httpx
 
 from app.config import EndpointConfig
 from app.domain import Bilingual
-from app.llm import http
+from app.llm import net
 from app.llm.metrics_parse import derive, scrape
 from app.ops import process
 
@@ -115,7 +115,7 @@ def resolve_target(spec: str, endpoints: dict[str, EndpointConfig]) -> Target:
             str(Bilingual("未知端点", f"unknown endpoint: {spec} (known: {known}, or a URL)"))
         )
     try:
-        resp = http.get(f"{ep.base_url.rstrip('/')}/models", timeout=5)
+        resp = net.get(f"{ep.base_url.rstrip('/')}/models", timeout=5)
         resp.raise_for_status()
         served = [m["id"] for m in resp.json()["data"]]
     except (httpx.HTTPError, ValueError, KeyError) as exc:
@@ -230,7 +230,7 @@ def run_level(
     before = scrape(target.endpoint, name=target.name)
     limits = httpx.Limits(max_connections=concurrency + 2)
     timeout = httpx.Timeout(300.0, connect=5.0)
-    with http.client(limits=limits, timeout=timeout) as session:
+    with net.client(limits=limits, timeout=timeout) as session:
 
         def job(i: int) -> RequestResult | None:
             if time.monotonic() > deadline:

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from app.config import REPO_ROOT
-from app.llm import http
+from app.llm import net
 
 HEALTH_TIMEOUT_S = 300.0  # a busy 2-core machine can take minutes to load and calibrate
 
@@ -58,7 +58,7 @@ def wait_healthy(
         if proc.poll() is not None:
             raise StartError(f"{url}: process exited ({proc.returncode}) {_tail(log)}")
         try:
-            reply = http.get(url, timeout=2)
+            reply = net.get(url, timeout=2)
             if reply.status_code == 200 and (accept is None or reply.text == accept):
                 return
         except httpx.HTTPError:

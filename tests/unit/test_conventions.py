@@ -286,13 +286,13 @@ def test_yaml_is_read_through_yamldata() -> None:
 
 
 def test_http_calls_share_one_tls_context() -> None:
-    """app/ makes HTTP calls through app.llm.http (one TLS context per process): httpx's
+    """app/ makes HTTP calls through app.llm.net (one TLS context per process): httpx's
     module functions and a bare `httpx.Client` build a new one, 21 ms of CPU, on every call."""
     bare = {"httpx.get", "httpx.post", "httpx.put", "httpx.stream", "httpx.request", "httpx.Client"}
     found = [
         f"{rel(p)}:{node.lineno}"
         for p in sources(APP, AUDIT)
-        if rel(p) != "app/llm/http.py"
+        if rel(p) != "app/llm/net.py"
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call) and ast.unparse(node.func) in bare
     ]
