@@ -126,7 +126,7 @@ def example_form(page: Any, budget: str | None = None) -> None:
     field.fill(budget)
     field.press("Enter")
     page.wait_for_function(
-        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]').value === '{budget}'"
+        f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]')?.value === '{budget}'"
     )
 
 
@@ -178,7 +178,7 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     page.get_by_role("button", name="填入示例").click()
     page.get_by_label("公司名称 *").wait_for()
     page.wait_for_function(
-        "document.querySelector('input[aria-label=\"公司名称 *\"]').value.length > 0"
+        "document.querySelector('input[aria-label=\"公司名称 *\"]')?.value.length > 0"
     )
     generate(page)
 

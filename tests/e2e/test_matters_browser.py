@@ -79,7 +79,7 @@ def test_a_report_is_drafted_from_the_matter_and_a_fact_is_changed(
     page.get_by_role("heading", name="起草").wait_for()
     page.get_by_text("按案件 MC-2025-017（第1版").wait_for()
     page.wait_for_function(
-        "document.querySelector('input[aria-label=\"数据处理者名称 *\"]').value"
+        "document.querySelector('input[aria-label=\"数据处理者名称 *\"]')?.value"
         " === '上海明川跨境电子商务有限公司'"
     )
     count = page.get_by_label("自当年1月1日起累计出境个人信息（不含敏感个人信息）涉及人数 *")
