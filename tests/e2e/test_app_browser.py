@@ -119,6 +119,10 @@ def example_form(page: Any, budget: str | None = None) -> None:
     (per part, for an outline draft) set, each waited on in the page."""
     page.get_by_role("button", name="填入示例").click()
     page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}')?.value.length > 0")
+    # the example's run must end before another widget changes: a change while it runs
+    # interrupts it, and the form was then drafted with most example values gone (seen in a
+    # fresh-clone run: every required field but the company's reported empty)
+    page.wait_for_selector(IDLE)
     if budget is None:
         return
     page.get_by_text("生成参数").click()
@@ -128,6 +132,7 @@ def example_form(page: Any, budget: str | None = None) -> None:
     page.wait_for_function(
         f"document.querySelector('input[aria-label=\"最大生成长度（token）\"]')?.value === '{budget}'"
     )
+    page.wait_for_selector(IDLE)
 
 
 def add_user(app: RunningApp, name: str, role: str) -> None:

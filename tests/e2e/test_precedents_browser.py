@@ -47,11 +47,13 @@ def _draft_filing_guide(page: Any) -> str:
     shown = "document.body.innerText.match(/状态：(已完成|已截断|已停止|出错)[^\\n]*审计记录编号：(\\S+)/)"
     before = page.evaluate(f"(() => {{ const m = {shown}; return m ? m[2] : ''; }})()")
     generate(page)
+    refused = "document.body.innerText.includes('请先修正标出的字段。')"
     page.wait_for_function(
-        f"(before) => {{ const m = {shown}; return m !== null && m[2] !== before; }}",
+        f"(before) => {{ const m = {shown}; return {refused} || (m !== null && m[2] !== before); }}",
         arg=before,
         timeout=0,  # pytest's own timeout is the limit
     )
+    assert not page.evaluate(refused), page.locator("body").inner_text()  # the form was refused
     assert page.get_by_text(FINISHED).count(), page.locator("body").inner_text()
     page.wait_for_selector(IDLE)  # the rerun has ended: the old draft's editor is gone
     return str(page.get_by_label("草稿（可编辑）").input_value())
