@@ -158,8 +158,13 @@ def head_revision() -> str | None:
     the names, not by Alembic, which imports every script to find it (0.2 s of CPU in each
     process that opens a database); tests/unit/test_migration_names.py holds the two readings
     equal."""
-    names = sorted(p.name.split("_", 1)[0] for p in (MIGRATIONS_DIR / "versions").glob("*_*.py"))
+    names = script_revisions()
     return names[-1] if names else None
+
+
+def script_revisions() -> list[str]:
+    """The revisions the migration scripts' names give, oldest first ("0015_working_states.py")."""
+    return sorted(p.name.split("_", 1)[0] for p in (MIGRATIONS_DIR / "versions").glob("*_*.py"))
 
 
 def migrate(

@@ -271,32 +271,30 @@ def test_commands_show_errors_with_describe() -> None:
     assert found == []
 
 
+def calls_outside(home: str, names: set[str]) -> list[str]:
+    """Where app/ and audit/ call one of `names` (as written: "yaml.safe_load") outside `home`,
+    the module that is the one way to do it."""
+    return [
+        f"{rel(p)}:{node.lineno}"
+        for p in sources(APP, AUDIT)
+        if rel(p) != home
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in names
+    ]
+
+
 def test_yaml_is_read_through_yamldata() -> None:
     """app/ and audit/ parse YAML one way, `app.yamldata.load` (libyaml's parser where PyYAML
     has it); writing YAML (`yaml.safe_dump`) is not parsing and stays where it is."""
-    found = [
-        f"{rel(p)}:{node.lineno}"
-        for p in sources(APP, AUDIT)
-        if rel(p) != "app/yamldata.py"
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call)
-        and ast.unparse(node.func) in {"yaml.safe_load", "yaml.load", "yaml.full_load"}
-    ]
-    assert found == []
+    parsers = {"yaml.safe_load", "yaml.load", "yaml.full_load"}
+    assert calls_outside("app/yamldata.py", parsers) == []
 
 
 def test_http_calls_share_one_tls_context() -> None:
     """app/ makes HTTP calls through app.llm.net (one TLS context per process): httpx's
     module functions and a bare `httpx.Client` build a new one, 21 ms of CPU, on every call."""
     bare = {"httpx.get", "httpx.post", "httpx.put", "httpx.stream", "httpx.request", "httpx.Client"}
-    found = [
-        f"{rel(p)}:{node.lineno}"
-        for p in sources(APP, AUDIT)
-        if rel(p) != "app/llm/net.py"
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call) and ast.unparse(node.func) in bare
-    ]
-    assert found == []
+    assert calls_outside("app/llm/net.py", bare) == []
 
 
 # The builders of the acting context (app/context.py): the one Settings, the commands' and the
