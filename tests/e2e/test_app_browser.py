@@ -42,6 +42,9 @@ def stopped_text(page: Any) -> str:
 
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+# An element the current run has drawn: during a rerun Streamlit keeps the previous run's
+# elements on the page, marked stale, until the run replaces or removes them.
+CURRENT = '[data-testid="stElementContainer"]:not([data-stale="true"])'
 COMPANY_INPUT = 'input[aria-label="公司名称 *"]'
 # the page's result captions (状态：…；审计记录编号：…), joined
 CAPTIONS = "(document.body.innerText.match(/状态：[^\\n]*审计记录编号：[^\\n]*/g) || []).join('|')"
@@ -75,10 +78,12 @@ def click_taken(
     that lands while the page is being redrawn can be lost in the browser (seen in CI: the page
     then shows nothing new and the test waits on); such a click is made once more. `exact`:
     the button's whole name (生成, not 重新生成), else a part of it (after its icon's). `first`:
-    the first of several buttons of that name (the page's topmost)."""
+    the first of several buttons of that name (the page's topmost). A run can begin just after
+    the page looked idle (one that a widget's change started): the previous run's button, kept
+    stale beside the new one, is not counted (seen in CI: two 生成 buttons)."""
     for attempt in range(2):
         page.wait_for_selector(IDLE)
-        buttons = page.get_by_role("button", name=button, exact=exact)
+        buttons = page.locator(CURRENT).get_by_role("button", name=button, exact=exact)
         (buttons.first if first else buttons).click()
         try:
             page.wait_for_function(taken, arg=arg, timeout=60_000)
