@@ -6,7 +6,7 @@ before a byte is read, so nothing hangs) of at most MAX_INPUT_BYTES (2 MB, the e
 server's limit for a request body: about 680,000 Chinese characters; checking and exporting
 cost time in proportion), UTF-8 text without NUL characters. A YAML error is one line with
 its line and column. An id is an integer from 1 to COUNT_MAX (the log's integer), a port one
-from 1 to 65535, a count one from 0 to COUNT_MAX.
+from 1 to 65535, a count one from 0 to COUNT_MAX, a deadline 1 to 3600 seconds.
 """
 
 from __future__ import annotations
@@ -159,3 +159,8 @@ def port(text: str) -> int:
 def count(text: str) -> int:
     """A count (tokens, a context length): 0 to COUNT_MAX."""
     return _integer(text, 0, COUNT_MAX, "cli.input.not_a_count")
+
+
+def seconds(text: str) -> int:
+    """A deadline in whole seconds: 1 to 3600."""
+    return _integer(text, 1, 3600, "cli.input.not_seconds")

@@ -9,9 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.commands.inputs import count, port
+from app.commands.inputs import count, port, seconds
 from app.domain import describe
 from app.i18n import cli_text
+from app.serving.deadlines import BODY_TIMEOUT_S, HEAD_TIMEOUT_S
 from app.serving.drafter_registry import MODES
 
 if TYPE_CHECKING:
@@ -47,6 +48,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help=cli_text("cli.serve.fixed_k"),
     )
+    p.add_argument(
+        "--head-timeout",
+        type=seconds,
+        default=HEAD_TIMEOUT_S,
+        help=cli_text("cli.serve.head_timeout", default=HEAD_TIMEOUT_S),
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=seconds,
+        default=BODY_TIMEOUT_S,
+        help=cli_text("cli.serve.body_timeout", default=BODY_TIMEOUT_S),
+    )
     p.set_defaults(func=handle)
 
 
@@ -75,6 +88,8 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
             prompt_cache_dir=s.prompt_cache_dir,
             adaptive=not args.fixed_k,
             calibration_file=s.data_dir / CALIBRATION_FILE,
+            head_timeout_s=args.head_timeout,
+            body_timeout_s=args.body_timeout,
         )
         if args.max_tokens is not None:
             opts = replace(opts, max_tokens=args.max_tokens)

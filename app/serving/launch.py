@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from app.domain import Bilingual
 from app.serving import calibration
 from app.serving.adaptive import PassCost
-from app.serving.deadlines import KEEP_ALIVE_S, DeadlineH11
+from app.serving.deadlines import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, KEEP_ALIVE_S, deadline_protocol
 from app.serving.drafter_registry import DEFAULT_DRAFT_TOKENS, DRAFTERS, MODES, SpeculativeMode
 from app.serving.drafters import Drafter
 from app.serving.metrics import Metrics
@@ -50,6 +50,8 @@ class ServeOptions:
     adaptive: bool = True
     calibrate: bool = True
     calibration_file: Path | None = None  # pass costs kept between starts (serving/calibration)
+    head_timeout_s: float = HEAD_TIMEOUT_S  # a request's line and headers (serving/deadlines)
+    body_timeout_s: float = BODY_TIMEOUT_S  # a request's body, once the server reads it
 
 
 DIGEST_SPAN = 1 << 20  # bytes read from each end of a model file for its fingerprint
@@ -121,6 +123,7 @@ def build_state(opts: ServeOptions) -> ServerState:
         model_name=opts.model_name,
         max_tokens=opts.max_tokens,
         digest=digest,
+        body_timeout_s=opts.body_timeout_s,
     )
 
 
@@ -207,7 +210,7 @@ def serve(
         make_app(state),
         log_level="warning",
         access_log=False,
-        http=DeadlineH11,  # half-sent requests are closed in seconds (app/serving/deadlines.py)
+        http=deadline_protocol(opts.head_timeout_s),  # a half-sent head is closed in seconds
         timeout_keep_alive=KEEP_ALIVE_S,
     )
     server = uvicorn.Server(config)

@@ -57,6 +57,7 @@ class ServerState:
     model_name: str
     max_tokens: int = DEFAULT_MAX_TOKENS  # a completion's length when the request gives none
     digest: str = ""  # the model file's fingerprint (serving/launch.file_digest), in /v1/models
+    body_timeout_s: float = BODY_TIMEOUT_S  # a half-sent body is answered 408 after it
 
     @property
     def max_model_len(self) -> int:
@@ -76,13 +77,15 @@ def _too_large() -> ApiError:
 
 
 async def _json_body(request: HttpRequest) -> Any:
-    """The parsed body; 413 past MAX_BODY_BYTES (read no further), 400 when it is not JSON."""
+    """The parsed body; 413 past MAX_BODY_BYTES (read no further), 408 when it has not all
+    arrived within the server's body deadline, 400 when it is not JSON."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
         raise _too_large()
+    deadline = request.app.state.lexspec.body_timeout_s
     data = bytearray()
     try:
-        async with asyncio.timeout(BODY_TIMEOUT_S):  # a half-sent body holds nothing for long
+        async with asyncio.timeout(deadline):  # a half-sent body holds nothing for long
             async for part in request.stream():
                 data += part
                 if len(data) > MAX_BODY_BYTES:
@@ -92,8 +95,8 @@ async def _json_body(request: HttpRequest) -> Any:
             408,
             str(
                 Bilingual(
-                    f"请求体未在 {BODY_TIMEOUT_S:g} 秒内传完",
-                    f"the body did not arrive within {BODY_TIMEOUT_S:g} s",
+                    f"请求体未在 {deadline:g} 秒内传完",
+                    f"the body did not arrive within {deadline:g} s",
                 )
             ),
         ) from None

@@ -56,6 +56,8 @@ BAD_INVOCATIONS = [
     ["clauses", "import"],
     ["study"],
     ["serve", "--port", "http"],
+    ["serve", "--head-timeout", "0"],
+    ["serve", "--body-timeout", "soon"],
     ["bench", "--bogus"],
     ["endpoints"],
     ["endpoints", "switch"],
