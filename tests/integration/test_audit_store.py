@@ -265,6 +265,8 @@ def test_schema_comes_from_migrations_and_matches_models(db_engine: Engine) -> N
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     heads = ScriptDirectory.from_config(alembic_config()).get_heads()
     assert [current_revision(db_engine)] == heads
+    with db_engine.connect() as conn:  # read as Alembic reads it
+        assert MigrationContext.configure(conn).get_current_revision() == heads[0]
     migrate(db_engine)  # idempotent
     with db_engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), all_metadata())
