@@ -171,17 +171,18 @@ def migrate(
     engine: Engine, revision: str = "head", *, cover_key: Callable[[], bytes] | None = None
 ) -> bool:
     """Bring the schema to `revision` (Alembic `upgrade head` by default), once, under a lock;
-    True when this call ran the upgrade (it may have found nothing left to do under the lock).
+    True when this call ran the upgrade.
     `cover_key`: the audit key, which migration 0012 needs to sign the covered rows of a
     database that has some (app.database passes the anchor's key).
 
     Safe to call from many processes at the same moment on a fresh database: one migrates,
-    the others wait (at most MIGRATION_LOCK_WAIT_S) and then find nothing left to do.
+    the others wait (at most MIGRATION_LOCK_WAIT_S) and then find nothing left to do (read
+    again under the lock, as before it, without Alembic: importing it and its scripts costs
+    each process 0.3 s of CPU).
     """
-    if revision == "head" and current_revision(engine) == head_revision():
-        return False  # the usual case, read without importing Alembic (0.1 s of CPU)
-    from alembic import command
-
+    with engine.connect() as connection:
+        if _at_head(connection, revision):
+            return False  # the usual case
     with (
         _file_lock(engine),
         engine.connect() as connection,
@@ -192,6 +193,10 @@ def migrate(
             wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
             connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
+        if _at_head(connection, revision):
+            return False  # another process has just migrated it
+        from alembic import command
+
         command.upgrade(alembic_config(connection, cover_key), revision)
         _check_foreign_keys(connection)
     return True
@@ -249,14 +254,24 @@ def _file_lock(engine: Engine) -> Iterator[None]:
 
 
 def current_revision(engine: Engine) -> str | None:
-    """The schema's Alembic revision, None for an empty database: the row of Alembic's version
-    table (`alembic_version`, as Alembic reads it; one line of history, so one row at most)."""
+    """The schema's Alembic revision, None for an empty database."""
+    with engine.connect() as connection:
+        return _revision(connection)
+
+
+def _at_head(connection: Connection, revision: str) -> bool:
+    """`revision` is "head" and the schema is there already."""
+    return revision == "head" and _revision(connection) == head_revision()
+
+
+def _revision(connection: Connection) -> str | None:
+    """The row of Alembic's version table (`alembic_version`, as Alembic reads it; one line of
+    history, so one row at most), None when there is none."""
     from sqlalchemy import inspect, text
 
-    with engine.connect() as connection:
-        if not inspect(connection).has_table("alembic_version"):
-            return None
-        rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
     if len(rows) > 1:
         raise RuntimeError(f"the database has {len(rows)} schema revisions: {sorted(rows)}")
     return str(rows[0]) if rows else None

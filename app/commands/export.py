@@ -98,8 +98,13 @@ def handle(args: argparse.Namespace, ctx: Context) -> int:
     from app.commands.cite import parse_date
     from app.drafting.context import export_header
     from app.drafting.revision_export import header_meta
-    from app.export import ExportError, cited_articles_of, draft_to_docx
-    from app.export.docx_writer import client_copy_docx, default_reference
+    from app.export.cited import cited_articles_of
+    from app.export.docx_writer import (
+        ExportError,
+        client_copy_docx,
+        default_reference,
+        draft_to_docx,
+    )
     from app.validation import CatalogueError
 
     if args.revision is not None or args.tracked:

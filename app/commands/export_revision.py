@@ -34,7 +34,7 @@ def export_revision(args: argparse.Namespace, ctx: Context) -> int:
     """Write the revision's DOCX to --out (default: client — document — date — 第N稿, then
     （审阅稿） or （修订痕迹）, .docx); --client-copy: the copy without findings."""
     from app.drafting.revision_export import export_meta, file_name, load_revision, version_docx
-    from app.export import ExportError
+    from app.export.docx_writer import ExportError
     from app.export.naming import Copy
 
     if args.revision is None:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from app.drafting.logged import stored_findings
-from app.export import ExportMeta, draft_to_docx
-from app.export.docx_writer import client_copy_docx
+from app.export.docx_writer import ExportMeta, client_copy_docx, draft_to_docx
 from app.export.naming import Copy, export_name
 from app.export.tracked import tracked_docx
 from app.i18n import cli_text

@@ -13,16 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from docx.enum.text import WD_BREAK
-
 from app.export.cleaning import xml_safe
-from app.export.page_furniture import add_field
 from app.export.structure import Block
 
 if TYPE_CHECKING:
     from docx.document import Document as DocxDocument
 
 StyleName = Literal["standard", "official"]
+# the command line and the page list these; importing them loads no python-docx
 STYLE_NAMES: tuple[StyleName, ...] = ("standard", "official")
 COVER_LABEL = "单位名称"  # a type that names no processor (meta.yaml docx.cover_label)
 COVER_GAP = 8  # empty lines between the title and the processor's name on the cover
@@ -91,6 +89,8 @@ def write_cover(
 ) -> None:
     """The template's cover: title (and subtitle), then the processor's name with 盖章 and the
     date, then a page break."""
+    from docx.enum.text import WD_BREAK  # python-docx only when writing (see STYLE_NAMES)
+
     doc.add_paragraph(xml_safe(title), style="Title")
     if subtitle:
         doc.add_paragraph(xml_safe(subtitle), style="Subtitle")
@@ -103,6 +103,8 @@ def write_cover(
 
 def write_page_number(doc: DocxDocument) -> None:
     """The footer: the page number alone, centred; none on the cover (a first page of its own)."""
+    from app.export.page_furniture import add_field
+
     section = doc.sections[0]
     section.different_first_page_header_footer = True
     footer = section.footer

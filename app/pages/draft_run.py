@@ -340,8 +340,8 @@ def download_buttons(result: DraftResult, text: str, check: CheckResult, user_na
     """Download the (edited) draft as Markdown, as the review DOCX (findings as comments) and as
     the client copy (no findings, codes or appendix), named client — document — date."""
     from app.drafting.revision_export import header_meta
-    from app.export import cited_articles_of, draft_to_docx
-    from app.export.docx_writer import client_copy_docx, default_reference
+    from app.export.cited import cited_articles_of
+    from app.export.docx_writer import client_copy_docx, default_reference, draft_to_docx
     from app.export.naming import export_name
     from app.pages.docx_style import style_picker
 

@@ -219,7 +219,7 @@ def _hostile_study_and_record(app: RunningApp) -> None:
     from audit import store
     from tests.conftest import acting
     from tests.e2e.test_app_browser import app_context_of
-    from tests.integration.test_audit_store import make_record
+    from tests.records import make_record
 
     ctx = app_context_of(app)
     try:

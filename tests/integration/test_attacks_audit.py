@@ -27,7 +27,7 @@ from audit.vocabulary import EventKind
 from tests.conftest import app_context
 from tests.integration.test_account_coverage import _accounts, _faults
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 from tests.servers import run_lexspec
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]

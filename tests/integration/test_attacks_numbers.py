@@ -146,6 +146,6 @@ def test_attack_a_signed_spool_line_with_a_count_of_2_64(
 
 
 def _record(output: str) -> Any:
-    from tests.integration.test_audit_store import make_record
+    from tests.records import make_record
 
     return make_record(output_text=output)

@@ -99,7 +99,7 @@ def test_attack_markdown_in_a_citation_is_text_in_the_admins_history_findings() 
 
     from app.validation import check, load_catalogue
     from audit import store
-    from tests.integration.test_audit_store import make_record
+    from tests.records import make_record
 
     text = f"依据《{IMAGE}条例》第三条办理。"
     found = check(text, catalogue=load_catalogue(), doc_date=dt.date(2025, 3, 1)).findings

@@ -24,8 +24,8 @@ from app.knowledge import Knowledge
 from audit import firm_clauses, store
 from audit.revisions import append_revision, list_revisions
 from audit.storable import REPLACEMENT
-from tests.integration.test_audit_store import make_record
 from tests.integration.test_firm_clauses import sqlite_settings  # noqa: F401 (a fixture)
+from tests.records import make_record
 
 pytestmark = pytest.mark.integration
 

@@ -23,7 +23,7 @@ from audit.models import ChainHead, Event
 from audit.vocabulary import EventKind
 from tests.conftest import app_session
 from tests.integration.test_audit_faults import use_database
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration

@@ -39,7 +39,7 @@ import os, sys, time
 from pathlib import Path
 from app.cli import command_context
 from audit.store import log_generation
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 
 go = Path(sys.argv[1])
 while not go.exists():
@@ -179,7 +179,7 @@ def test_audit_verify_reports_spooled_records_until_replayed(
     db_url: str, db_engine: object, tmp_path: Path
 ) -> None:
     from audit.spool import SPOOL_FILE, Spool
-    from tests.integration.test_audit_store import make_record
+    from tests.records import make_record
 
     data = tmp_path / "data"
     Spool(data / SPOOL_FILE).append(make_record(output_text="暂存的"))

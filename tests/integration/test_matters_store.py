@@ -22,7 +22,7 @@ from app.prompts import load_library
 from audit import store
 from audit.domain import User
 from audit.matters import MatterConflict
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 
 pytestmark = pytest.mark.integration
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"

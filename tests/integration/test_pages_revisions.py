@@ -8,7 +8,6 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import app_context, app_session
-from tests.integration.test_audit_store import make_record
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     MAIN,
     _history_page,
@@ -17,6 +16,7 @@ from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a 
     page_as,
 )
 from tests.page_markdown import shown
+from tests.records import make_record
 
 MODEL = "一、申报主体\n依据《合同法》第五十二条办理。\n"
 EDITED = "一、申报主体\n依据《民法典》第五十二条办理。\n二、材料\n"

@@ -10,7 +10,6 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import app_session
-from tests.integration.test_audit_store import make_record
 from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a fixture
     MAIN,
     _history_page,
@@ -19,6 +18,7 @@ from tests.integration.test_pages_apptest import (  # noqa: F401 - app_env is a 
     make_user,
     page_as,
 )
+from tests.records import make_record
 
 TYPE = "cross-border-filing-guide"
 FIELD = f"draft.field.{TYPE}."

@@ -14,7 +14,7 @@ import pytest
 
 from audit.db import make_engine, migrate
 from audit.spool import SPOOL_FILE, Spool
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from audit import revisions as revision_store
 from audit import store
 from audit.domain import User
 from audit.vocabulary import EventKind
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 
 pytestmark = pytest.mark.integration
 MODEL_TEXT = "一、申报主体\n依据《合同法》第五十二条办理。\n"

@@ -21,8 +21,8 @@ from audit.spool import SPOOL_FILE, Spool
 from audit.spool import mac as spool_mac
 from tests.conftest import app_context
 from tests.integration.test_audit_faults import app_settings, logged_texts, outcome, use_database
-from tests.integration.test_audit_store import make_record
 from tests.page_markdown import shown
+from tests.records import make_record
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration

@@ -478,7 +478,7 @@ def test_a_study_from_the_firms_saved_revisions_with_seeded_errors(
     from app.studies import store as review
     from app.studies.revisions import create_from_revisions
     from audit import store
-    from tests.integration.test_audit_store import make_record
+    from tests.records import make_record
 
     factory, settings = db_session_factory, _offline_settings(tmp_path)
     _users(factory)

@@ -23,7 +23,7 @@ from audit import store, users
 from audit.domain import User
 from audit.users import UserError
 from tests.conftest import MakeContext
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 from tests.servers import run_lexspec
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]

@@ -19,7 +19,7 @@ from audit.db import current_revision, head_revision, make_engine, migrate
 from audit.firm_clauses import FirmClauseDraft
 from audit.vocabulary import ClauseStatus, EventKind, Role
 from tests.conftest import TEST_AUDIT_KEY, keyed_factory
-from tests.integration.test_audit_store import make_record
+from tests.records import make_record
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
 

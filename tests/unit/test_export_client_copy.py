@@ -12,8 +12,7 @@ from docx.oxml.ns import qn
 
 from app.config import REPO_ROOT
 from app.domain import Finding
-from app.export import ExportMeta, draft_to_docx
-from app.export.docx_writer import client_copy_docx
+from app.export.docx_writer import ExportMeta, client_copy_docx, draft_to_docx
 from app.export.naming import export_name
 from app.export.tracked import tracked_docx
 

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from app.config import REPO_ROOT
 from app.domain import Finding
-from app.export import ExportError, ExportMeta, draft_to_docx
-from app.export.docx_writer import document_title
+from app.export.docx_writer import ExportError, ExportMeta, document_title, draft_to_docx
 from app.export.structure import parse_draft
 
 REFERENCE = REPO_ROOT / "templates" / "reference.docx"

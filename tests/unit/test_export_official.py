@@ -21,7 +21,7 @@ from docx.shared import Cm, Pt
 
 from app.config import REPO_ROOT
 from app.drafting.context import checking_context, decide_route
-from app.export import ExportError, ExportMeta, draft_to_docx
+from app.export.docx_writer import ExportError, ExportMeta, draft_to_docx
 from app.outline.compose import assemble
 from app.outline.prepare import load_outlines, plan_for
 from app.prompts import load_library, validate_values

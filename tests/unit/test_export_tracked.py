@@ -13,7 +13,7 @@ import pytest
 from docx.oxml.ns import qn
 
 from app.config import REPO_ROOT
-from app.export import ExportMeta
+from app.export.docx_writer import ExportMeta
 from app.export.tracked import tracked_docx
 
 REFERENCE = REPO_ROOT / "templates" / "reference.docx"

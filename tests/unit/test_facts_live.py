@@ -13,7 +13,7 @@ from app.config import REPO_ROOT
 from app.drafting.checking import check
 from app.drafting.context import checking_context, prepare
 from app.drafting.freeform import stream_draft
-from app.export import ExportMeta, draft_to_docx
+from app.export.docx_writer import ExportMeta, draft_to_docx
 from app.knowledge import Knowledge
 from app.prompts import load_library
 from tests.fakes import FakeClient
