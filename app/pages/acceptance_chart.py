@@ -1,5 +1,5 @@
 """The Monitor page's per-position acceptance chart: the share of drafted tokens the target
-accepted at each draft position, with both axes titled (position 1 is the first token the
+accepted at each draft position (the page's caption says so), with both axes titled (position 1 is the first token the
 drafter proposes in a step; acceptance can only fall along the positions)."""
 
 from __future__ import annotations
@@ -10,6 +10,12 @@ import altair as alt
 import pandas as pd
 
 from app.i18n import t
+
+# The plot's height. A vertical axis title longer than it leaves the bars no room at all (the
+# Monitor page drew an empty chart under a 21-character title at 200 px): the title is a word
+# (the caption above the chart says the rest) and never longer than the plot (TITLE_LIMIT).
+PLOT_HEIGHT = 200
+TITLE_LIMIT = PLOT_HEIGHT - 20
 
 
 def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
@@ -30,7 +36,7 @@ def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
                 "rate:Q",
                 title=t("monitor_chart.axis_acceptance", ui_lang),
                 scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%"),
+                axis=alt.Axis(format="%", titleLimit=TITLE_LIMIT),
             ),
             tooltip=[
                 alt.Tooltip("position:O", title=t("monitor_chart.axis_position", ui_lang)),
@@ -39,5 +45,6 @@ def per_position_chart(rates: Sequence[float], ui_lang: str) -> alt.Chart:
                 ),
             ],
         )
+        .properties(height=PLOT_HEIGHT)
     )
     return chart

@@ -88,7 +88,7 @@ def _endpoint_panel(name: str, tick: datetime) -> None:
     )
     if total.per_position:
         st.caption(tr("monitor.per_position"))
-        st.altair_chart(per_position_chart(total.per_position, lang()), height=200)
+        st.altair_chart(per_position_chart(total.per_position, lang()))
     if len(frame) > 1:
         charts = st.columns(2)
         for i, group in enumerate(SERIES):

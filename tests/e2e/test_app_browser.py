@@ -2,8 +2,9 @@
 blinded draft and says which of the pair they would send to the client; an admin watches the
 Monitor page.
 
-Screenshots go to LEXSPEC_SCREENSHOT_DIR when it is set (`make screenshots` writes the ones
-in docs/images/), otherwise into the test's own .data folder."""
+Screenshots are taken when LEXSPEC_SCREENSHOT_DIR is set, into it (`make screenshots` writes
+the ones in docs/images/); `make test` takes none (each waited a second for the page to paint
+and encoded the whole page)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from tests.e2e.conftest import PASSWORD, RunningApp
 from tests.servers import REPO
 
 pytestmark = pytest.mark.e2e
-IMAGES = Path(os.environ.get("LEXSPEC_SCREENSHOT_DIR") or REPO / ".data" / "screenshots")
+SCREENSHOTS = os.environ.get("LEXSPEC_SCREENSHOT_DIR")
 FLAWED_GUIDE = REPO / "tests" / "unit" / "validation_fixtures" / "guide_flawed.md"
 DRAFT_LENGTH = "(() => { const e = document.querySelector('.lx-draft'); return e ? e.innerText.length : 0; })()"
 
@@ -175,11 +176,16 @@ def choose_radio(page: Any, label: str) -> None:
 
 
 def shot(page: Any, name: str, *, top: bool = False) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
+    """The page as `name` in LEXSPEC_SCREENSHOT_DIR (nothing when it is not set)."""
+    if not SCREENSHOTS:
+        return
+    images = Path(SCREENSHOTS)
+    images.mkdir(parents=True, exist_ok=True)
     if top:
         page.evaluate("document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; })")
     time.sleep(1.0)  # let the last delta paint
-    page.screenshot(path=str(IMAGES / name), full_page=True)
+    page.screenshot(path=str(images / name), full_page=True)
+    assert (images / name).stat().st_size > 10_000, name  # a page, not a blank
 
 
 def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any) -> None:
@@ -307,9 +313,9 @@ PASSAGE = (
 )
 
 
-def _load(base_url: str, seconds: float) -> None:
-    """Keep the LLM server busy with streamed requests, as a lawyer drafting would."""
-    deadline = time.monotonic() + seconds
+def _load(base_url: str, done: threading.Event) -> None:
+    """Keep the LLM server busy with streamed requests, as a lawyer drafting would, until
+    `done` is set."""
     model = httpx.get(f"{base_url}/models", timeout=10).json()["data"][0]["id"]
     body = {
         "model": model,
@@ -317,23 +323,44 @@ def _load(base_url: str, seconds: float) -> None:
         "max_tokens": 96,
         "messages": [{"role": "user", "content": f"Repeat this text exactly:\n{PASSAGE}"}],
     }
-    while time.monotonic() < deadline:
+    while not done.is_set():
         with httpx.stream("POST", f"{base_url}/chat/completions", json=body, timeout=60) as resp:
             resp.raise_for_status()
             for _ in resp.iter_lines():
                 pass
 
 
+COMPLETED = r"/已完成 (\d+) 个请求/"  # the monitor's caption: requests finished since the start
+
+
+def _requests_done(page: Any) -> int:
+    """The finished requests the monitor's caption counts (it shows them after a scrape)."""
+    page.wait_for_function(f"() => {COMPLETED}.test(document.body.innerText)")
+    return int(page.evaluate(f"() => document.body.innerText.match({COMPLETED})[1]"))
+
+
 def test_admin_sees_the_monitor(running_app: RunningApp, page: Any) -> None:
     add_user(running_app, "mona", "admin")
     sign_in(page, running_app, "mona", "起草")
-    load = threading.Thread(target=_load, args=(running_app.env["LEXSPEC_LLM_BASE_URL"], 14))
+    done = threading.Event()
+    load = threading.Thread(target=_load, args=(running_app.env["LEXSPEC_LLM_BASE_URL"], done))
     load.start()
-    page.get_by_role("link", name="服务监控").click()
-    page.get_by_role("heading", name="服务监控").wait_for()
-    page.get_by_text("草稿接受率").first.wait_for()
-    time.sleep(16)  # three more scrapes while the server works: the charts get points
-    load.join()
+    try:
+        page.get_by_role("link", name="服务监控").click()
+        page.get_by_role("heading", name="服务监控").wait_for()
+        page.get_by_text("草稿接受率").first.wait_for()
+        # the page scrapes every 5 s: wait until it has counted two more finished requests of the
+        # load and drawn the charts (two scrapes or more), the page's state rather than a clock
+        first = _requests_done(page)
+        page.wait_for_function(
+            f"""() => {{
+              const m = document.body.innerText.match({COMPLETED});
+              return m && Number(m[1]) >= {first + 2} && document.body.innerText.includes('运行中与排队的请求');
+            }}""",
+            timeout=120_000,
+        )
+    finally:
+        done.set()
+        load.join()
     assert page.get_by_text("无法抓取指标").count() == 0
     shot(page, "monitor.png")
-    assert Path(IMAGES / "monitor.png").stat().st_size > 10_000

@@ -43,3 +43,16 @@ def test_per_position_acceptance_has_titled_axes() -> None:
     positions = [row["position"] for row in next(iter(spec["datasets"].values()))]
     assert positions == [1, 2, 3]  # 1-based, as the axis title says
     assert t("monitor_chart.axis_position", "zh").startswith("草稿位置")
+
+
+def test_per_position_acceptance_leaves_its_bars_room() -> None:
+    """A vertical axis title longer than the plot's height left no room for the bars (the
+    Monitor page drew an empty chart): the plot has its own height, the title a limit below it,
+    and both languages' titles are words (the caption above the chart explains them)."""
+    from app.pages.acceptance_chart import per_position_chart
+
+    for lang in ("zh", "en"):
+        spec = per_position_chart([0.9, 0.7, 0.4], lang).to_dict()
+        assert spec["encoding"]["y"]["axis"]["titleLimit"] < spec["height"]
+        assert len(spec["encoding"]["y"]["title"]) <= 8
+        assert spec["encoding"]["y"]["title"] in t("monitor.per_position", lang)
