@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import re
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from app.domain import Finding, FindingCode
@@ -88,32 +89,44 @@ def _exact(unit: Unit, line: Line) -> bool:
     return unit.norm == line.norm or bool(unit.pattern.fullmatch(line.norm))
 
 
-def _scores(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> list[list[float]]:
+def _scores(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> np.ndarray:
+    """The units × lines matrix: rapidfuzz's ratio of each pair, plus NUMBER_BONUS where the
+    numbers agree and the ratio is near MATCH; 100 where the line fills the unit's blanks."""
     plain = [u.norm.replace(BLANK, "") for u in units]
-    matrix = process.cdist(plain, [x.norm for x in lines], scorer=fuzz.ratio)
-    scores = [[float(v) for v in row] for row in matrix]
+    scores = process.cdist(plain, [x.norm for x in lines], scorer=fuzz.ratio, dtype=np.float64)
+    numbers = {number: k for k, number in enumerate({*(u.number for u in units)})}
+    unit_numbers = np.array([numbers[u.number] for u in units])
+    line_numbers = np.array([numbers.get(x.number, -1) for x in lines])
+    filled = np.zeros(scores.shape, dtype=bool)
     for i, unit in enumerate(units):
-        row, blanks = scores[i], len(plain[i]) >= 2 and unit.has_blanks
-        for j, line in enumerate(lines):
-            if blanks and unit.pattern.fullmatch(line.norm):
-                row[j] = 100.0
-            elif row[j] >= MATCH - NUMBER_BONUS and unit.number == line.number:
-                row[j] += NUMBER_BONUS
+        if len(plain[i]) >= 2 and unit.has_blanks:
+            filled[i] = [unit.pattern.fullmatch(line.norm) is not None for line in lines]
+    bonus = ~filled & (scores >= MATCH - NUMBER_BONUS)
+    bonus &= unit_numbers[:, None] == line_numbers[None, :]
+    scores[bonus] += NUMBER_BONUS
+    scores[filled] = 100.0
     return scores
 
 
 def align(units: tuple[Unit, ...], lines: tuple[Line, ...]) -> list[tuple[int, int]]:
     """(unit index, line index) pairs: the monotone matching with the largest total margin
-    over MATCH (a longest-common-subsequence table weighted by the scores)."""
-    scores = _scores(units, lines)
+    over MATCH (a longest-common-subsequence table weighted by the scores).
+
+    best[i][j] = max(best[i+1][j], best[i][j+1], taking pair (i, j)); with best[i][m] = 0 that is
+    the running maximum, from the right, of max(best[i+1][j], take[j]): one vector step a row."""
     n, m = len(units), len(lines)
-    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    scores = _scores(units, lines) if n and m else np.zeros((n, m))
+    best = np.zeros((n + 1, m + 1))
     for i in range(n - 1, -1, -1):
-        row, below = best[i], best[i + 1]
-        srow = scores[i]
-        for j in range(m - 1, -1, -1):
-            take = srow[j] - MATCH + below[j + 1] if srow[j] >= MATCH else -1.0
-            row[j] = max(below[j], row[j + 1], take)
+        below, srow = best[i + 1], scores[i]
+        take = np.where(srow >= MATCH, srow - MATCH + below[1:], -1.0)
+        best[i, :m] = np.maximum.accumulate(np.maximum(below[:m], take)[::-1])[::-1]
+    return _walk(scores.tolist(), best.tolist())
+
+
+def _walk(scores: list[list[float]], best: list[list[float]]) -> list[tuple[int, int]]:
+    """The pairs the table `best` chose, read from its top left corner."""
+    n, m = len(scores), len(best[0]) - 1
     pairs: list[tuple[int, int]] = []
     i = j = 0
     while i < n and j < m:

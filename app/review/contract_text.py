@@ -71,19 +71,18 @@ class Line:
 
 def normalise(text: str) -> tuple[str, tuple[int, ...]]:
     """Whitespace and check boxes dropped, half-width punctuation made full-width, a closing
-    mark dropped; with each kept character's offset in `text`."""
-    chars: list[str] = []
+    mark dropped; with each kept character's offset in `text` (_WIDTH maps one character to one,
+    so a kept run is translated whole)."""
+    runs: list[str] = []
     offsets: list[int] = []
     pos = 0
     for m in _DROP.finditer(text + "\n"):
-        for i in range(pos, m.start()):
-            chars.append(text[i].translate(_WIDTH))
-            offsets.append(i)
+        runs.append(text[pos : m.start()])
+        offsets += range(pos, m.start())
         pos = m.end()
-    while chars and chars[-1] in _END:
-        chars.pop()
-        offsets.pop()
-    return "".join(chars), tuple(offsets)
+    kept = "".join(runs).translate(_WIDTH)
+    norm = kept.rstrip(_END)
+    return norm, tuple(offsets[: len(norm)])
 
 
 def _unit(row: dict[str, object]) -> Unit:
