@@ -59,39 +59,46 @@ TAKEN = f"""(before) => {{
 }}"""
 
 
-def generate(page: Any, button: str = "生成") -> None:
+def button(page: Any, name: str, *, exact: bool | None = None) -> Any:
+    """The button `name` that the current run drew (CURRENT): the previous run's, kept stale
+    beside it during a rerun, is not counted (a strict-mode error, or a click on a button that
+    is about to go)."""
+    return page.locator(CURRENT).get_by_role("button", name=name, exact=exact)
+
+
+def generate(page: Any, name: str = "生成") -> None:
     """Click a drafting button and wait until the page has taken the click (`click_taken`)."""
     page.wait_for_selector(IDLE)
-    click_taken(page, button, TAKEN, page.evaluate(CAPTIONS))
+    click_taken(page, name, TAKEN, page.evaluate(CAPTIONS))
 
 
 def click_taken(
     page: Any,
-    button: str,
+    name: str,
     taken: str,
     arg: object = None,
     *,
     exact: bool = True,
     first: bool = False,
 ) -> None:
-    """Click `button` once the app's script run has ended (Streamlit marks it on stApp) and
+    """Click the button `name` once the app's script run has ended (Streamlit marks it on stApp) and
     wait until the page has taken the click (`taken`, a JavaScript predicate of `arg`). A click
     that lands while the page is being redrawn can be lost in the browser (seen in CI: the page
     then shows nothing new and the test waits on); such a click is made once more. `exact`:
     the button's whole name (生成, not 重新生成), else a part of it (after its icon's). `first`:
     the first of several buttons of that name (the page's topmost). A run can begin just after
-    the page looked idle (one that a widget's change started): the previous run's button, kept
-    stale beside the new one, is not counted (seen in CI: two 生成 buttons)."""
+    the page looked idle (one that a widget's change started): `button` counts only the new one
+    (seen in CI: two 生成 buttons)."""
     for attempt in range(2):
         page.wait_for_selector(IDLE)
-        buttons = page.locator(CURRENT).get_by_role("button", name=button, exact=exact)
+        buttons = button(page, name, exact=exact)
         (buttons.first if first else buttons).click()
         try:
             page.wait_for_function(taken, arg=arg, timeout=60_000)
             return
         except PlaywrightTimeout:  # the page never took the click (it is printed on failure)
             if attempt:
-                raise AssertionError(f"the page did not take the click on {button}") from None
+                raise AssertionError(f"the page did not take the click on {name}") from None
 
 
 def shows(text: str) -> str:
@@ -123,7 +130,7 @@ def recorded(page: Any) -> list[str]:
 def example_form(page: Any, budget: str | None = None) -> None:
     """The form filled with the type's example values and, with `budget`, the token budget
     (per part, for an outline draft) set, each waited on in the page."""
-    page.get_by_role("button", name="填入示例").click()
+    button(page, "填入示例").click()
     page.wait_for_function(f"document.querySelector('{COMPANY_INPUT}')?.value.length > 0")
     # the example's run must end before another widget changes: a change while it runs
     # interrupts it, and the form was then drafted with most example values gone (seen in a
@@ -152,7 +159,7 @@ def sign_in(page: Any, app: RunningApp, name: str, heading: str) -> None:
     page.goto(app.url)
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill(PASSWORD)
-    page.get_by_role("button", name="登录").click()
+    button(page, "登录").click()
     page.get_by_role("heading", name=heading).wait_for()
 
 
@@ -191,7 +198,7 @@ def shot(page: Any, name: str, *, top: bool = False) -> None:
 def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any) -> None:
     add_user(running_app, "alice", "drafter")
     sign_in(page, running_app, "alice", "起草")
-    page.get_by_role("button", name="填入示例").click()
+    button(page, "填入示例").click()
     page.get_by_label("公司名称 *").wait_for()
     page.wait_for_function(
         "document.querySelector('input[aria-label=\"公司名称 *\"]')?.value.length > 0"
@@ -204,11 +211,11 @@ def test_drafter_streams_a_draft_and_stops_it(running_app: RunningApp, page: Any
     second = page.evaluate(DRAFT_LENGTH)
     assert second > first  # the text streams in
     page.wait_for_function(f"{DRAFT_LENGTH} > 120", timeout=60_000)  # enough for the screenshot
-    page.get_by_role("button", name="停止").click()
+    button(page, "停止").click()
 
     partial = stopped_text(page)
     assert len(partial) >= first
-    page.get_by_role("button", name="下载 DOCX（含批注）").wait_for()
+    button(page, "下载 DOCX（含批注）").wait_for()
     assert page.locator(".lx-draft").count() == 1  # the highlighted text, findings beside it
 
     # the lawyer rewrites the draft: the checks follow the edited text
@@ -293,13 +300,13 @@ def test_reviewer_scores_a_draft_and_progress_moves(running_app: RunningApp, pag
         assert leak not in html, leak
     page.get_by_label("硬性错误（每行一条）").first.fill("引用了已废止的《合同法》")
     page.get_by_label("评语").first.fill("结构基本完整。")
-    page.get_by_role("button", name="提交评分").first.click()
+    button(page, "提交评分").first.click()
     page.get_by_text("已提交。").wait_for()
     page.get_by_text("进度：已完成 1 / 3 项评审").wait_for()
     group = page.get_by_role("radiogroup", name="哪一份您会发给客户？")
     group.get_by_text("草稿 B", exact=True).click()
     expect(group.get_by_role("radio", name="草稿 B", exact=True)).to_be_checked()
-    page.get_by_role("button", name="提交选择").click()
+    button(page, "提交选择").click()
     page.get_by_text("已记录您的选择。").wait_for()
     page.get_by_text("进度：已完成 2 / 3 项评审").wait_for()
     shot(page, "review.png", top=True)

@@ -12,7 +12,7 @@ import docx
 import pytest
 
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import IDLE, add_user, shot, sign_in
+from tests.e2e.test_app_browser import IDLE, add_user, button, shot, sign_in
 from tests.review_docs import CSL_37, WRONG, policy_docx
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,7 @@ def test_a_docx_is_uploaded_reviewed_and_downloaded_with_comments(
     shot(page, "docreview.png", top=True)
 
     with page.expect_download() as caught:
-        page.get_by_role("button", name="下载批注版 DOCX").click()
+        button(page, "下载批注版 DOCX").click()
     saved = tmp_path / "reviewed.docx"
     caught.value.save_as(saved)
     document = docx.Document(io.BytesIO(saved.read_bytes()))

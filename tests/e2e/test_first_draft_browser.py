@@ -13,7 +13,7 @@ import pytest
 
 from app.ops import process
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import COMPANY_INPUT, add_user, example_form, generate, shot
+from tests.e2e.test_app_browser import COMPANY_INPUT, add_user, button, example_form, generate, shot
 from tests.e2e.test_app_browser import sign_in as sign_in_as
 from tests.servers import free_port, output_until, start_fresh_run
 
@@ -71,10 +71,8 @@ def test_the_monitor_says_what_was_measured(fresh_run: RunningApp, page: Any) ->
     sign_in_as(page, fresh_run, "mo", "起草")
     page.get_by_role("link", name="服务监控").click()
     page.get_by_role("heading", name="服务监控").wait_for()
-    button = page.get_by_role("button", name="测量写作质量").or_(
-        page.get_by_role("button", name="重新测量")
-    )
-    button.first.click()
+    measure = button(page, "测量写作质量").or_(button(page, "重新测量"))
+    measure.first.click()
     page.get_by_text("测量详情").first.wait_for(timeout=900_000)  # the measurement ended
     line = page.get_by_text("的测量：改写的部分有").first
     line.wait_for()

@@ -19,6 +19,7 @@ from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
     app_context_of,
+    button,
     choose_radio,
     example_form,
     generate,
@@ -54,13 +55,14 @@ def _requests_served(app: RunningApp) -> float:
 
 
 def _stream_then_stop(
-    page: Any, app: RunningApp, button: str, logged: int, *, user: str = "rene"
+    page: Any, app: RunningApp, name: str, logged: int, *, user: str = "rene"
 ) -> None:
-    """Click `button`, wait for streamed text, Stop, and wait until the audit log has it."""
-    generate(page, button)
+    """Click the button `name`, wait for streamed text, Stop, and wait until the audit log has
+    it."""
+    generate(page, name)
     page.get_by_text("生成中…").wait_for(timeout=180_000)  # shown from the first chunk on
     page.wait_for_function(DRAFT_LENGTH + " > 10", timeout=180_000)
-    page.get_by_role("button", name="停止").click()
+    button(page, "停止").click()
     deadline = time.monotonic() + 60
     while len(_generations(app, user)) < logged and time.monotonic() < deadline:
         time.sleep(0.5)

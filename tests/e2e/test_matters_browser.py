@@ -12,7 +12,7 @@ import pytest
 
 from app.config import REPO_ROOT
 from tests.e2e.conftest import RunningApp
-from tests.e2e.test_app_browser import add_user, click_taken, shot, shows, sign_in
+from tests.e2e.test_app_browser import add_user, button, click_taken, shot, shows, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -75,7 +75,7 @@ def test_a_report_is_drafted_from_the_matter_and_a_fact_is_changed(
     shot(page, "matters.png", top=True)
 
     # draft the self-assessment report from the matter: the Draft page opens filled
-    page.get_by_role("button", name="起草").first.click()
+    button(page, "起草").first.click()
     page.get_by_role("heading", name="起草").wait_for()
     page.get_by_text("按案件 MC-2025-017（第1版").wait_for()
     page.wait_for_function(

@@ -15,6 +15,7 @@ from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
     IDLE,
     add_user,
+    button,
     click_taken,
     example_form,
     generate,
@@ -78,7 +79,7 @@ def _proposals(page: Any, kind: str) -> None:
 
 
 def _sign_out(page: Any) -> None:
-    page.get_by_role("button", name="退出登录").click()
+    button(page, "退出登录").click()
     page.get_by_label("用户名").wait_for()
 
 
@@ -104,8 +105,8 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     page.get_by_text("已换成占位符：1200000 → {{ individuals_count }}").wait_for()
     page.get_by_text("通过条款库检查（条文存在、数字见于所引条文、占位符已知）。").wait_for()
     # a drafter cannot approve
-    assert page.get_by_role("button", name="批准", exact=True).count() == 0
-    propose = page.get_by_role("button", name="提议为本所条款")
+    assert button(page, "批准", exact=True).count() == 0
+    propose = button(page, "提议为本所条款")
     propose.scroll_into_view_if_needed()  # the whole expander in view, the redline above it
     shot(page, "precedents.png")
     click_taken(page, "提议为本所条款", shows("已提议 #1，待管理员批准。"), exact=False)
@@ -115,7 +116,7 @@ def test_propose_approve_and_draft_from_a_firm_clause(running_app: RunningApp, p
     sign_in(page, running_app, "ada", "起草")
     _proposals(page, "已提议，待批准")  # the part proposed, not offered again under a new id
     page.get_by_text("本修订稿的这一部分已提议为 #1，不再重复提议。").wait_for()
-    assert page.get_by_role("button", name="提议为本所条款").count() == 0
+    assert button(page, "提议为本所条款").count() == 0
     page.get_by_text(f"#1 {CLAUSE}（why-route）提议人 petra").wait_for()
     # the same proposal is listed twice for the admin: waiting at the top of History, and
     # under the revision it came from; either button approves it

@@ -17,6 +17,7 @@ from tests.e2e.test_app_browser import (
     COMPANY_INPUT,
     DRAFT_LENGTH,
     add_user,
+    button,
     click_taken,
     example_form,
     generate,
@@ -51,7 +52,7 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
     example_form(page)
     generate(page)
     page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=180_000)
-    page.get_by_role("button", name="停止").click()
+    button(page, "停止").click()
     model_text = stopped_text(page)
     editor = page.get_by_label("草稿（可编辑）")
     editor.fill(model_text.rstrip()[:-4] + "\n" + ADDED)  # four characters cut, two lines added
@@ -75,11 +76,11 @@ def test_edit_save_revision_redline_tracked_docx_then_regenerate(
     shot(page, "history.png")
 
     page.get_by_text("修订痕迹版（Word 修订与校验批注）").click()
-    button = page.get_by_role("button", name="下载 DOCX", exact=True)
+    download_button = button(page, "下载 DOCX", exact=True)
     # the rerun that replaces the download names the tracked file under the button, after it
     page.get_by_text("第1稿（修订痕迹）.docx").wait_for()
     with page.expect_download() as download:
-        button.click()
+        download_button.click()
     # client — document — date — 第1稿（修订痕迹）: a name a lawyer recognises
     assert download.value.suggested_filename.endswith("第1稿（修订痕迹）.docx")
     data = open(download.value.path(), "rb").read()  # noqa: SIM115 - a temp file of the browser

@@ -13,6 +13,7 @@ from tests.e2e.conftest import RunningApp
 from tests.e2e.test_app_browser import (
     DRAFT_LENGTH,
     add_user,
+    button,
     choose_radio,
     click_taken,
     example_form,
@@ -54,7 +55,7 @@ def test_a_saved_revision_survives_history_and_the_next_save_builds_on_it(
     choose_radio(page, "自由生成：一次提示，由模型写出全文")
     generate(page)
     page.wait_for_function(DRAFT_LENGTH + " > 40", timeout=180_000)  # as the other streams
-    page.get_by_role("button", name="停止").click()
+    button(page, "停止").click()
     model_text = stopped_text(page)
     editor = page.get_by_label("草稿（可编辑）")
     first = model_text.rstrip() + "\n" + FIRST
@@ -114,7 +115,7 @@ def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
     assert bookmark.get_by_text(PAGE_NOT_FOUND).count() == 0
     bookmark.close()
 
-    page.get_by_role("button", name="退出登录").click()
+    button(page, "退出登录").click()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
     assert _session_cookie(page, present=False) is None
     page.goto(f"{running_app.url}/generations")  # signed out: the form, not "Page not found"
@@ -122,7 +123,7 @@ def test_reload_and_a_bookmarked_page_keep_the_user_signed_in(
     assert page.get_by_text(PAGE_NOT_FOUND).count() == 0
     page.get_by_label("用户名").fill("remy")
     page.get_by_label("密码").fill("e2e-password-1")
-    page.get_by_role("button", name="登录").click()
+    button(page, "登录").click()
     page.get_by_role("heading", name="历史记录").wait_for()  # lands on the page asked for
 
 
@@ -136,7 +137,7 @@ def test_an_account_disabled_elsewhere_is_signed_out_at_its_next_click(
     with running_app.session_factory().begin() as session:  # an admin, in another session
         create_user("boss", "admin", "e2e-password-1", session=session)
         set_disabled("dora", True, session=session, actor="boss")
-    page.get_by_role("button", name="填入示例").click()
+    button(page, "填入示例").click()
     page.get_by_text("您的账户已被管理员停用，已退出登录。").wait_for()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
     page.reload()  # the cookie does not bring her back
@@ -187,7 +188,7 @@ def test_attack_a_direct_url_of_any_page_opens_it_without_page_not_found(
         assert page.get_by_text(PAGE_NOT_FOUND).count() == 0, path
     page.get_by_label("用户名").fill(name)
     page.get_by_label("密码").fill("e2e-password-1")
-    page.get_by_role("button", name="登录").click()
+    button(page, "登录").click()
     page.get_by_text(f"已登录：{name}").first.wait_for()  # signed in
     _session_cookie(page)  # the HttpOnly cookie that brings the user back on a page load
     for who, path, heading in ROLE_URLS:
@@ -257,12 +258,12 @@ def test_attack_markdown_in_user_text_fetches_nothing_in_another_users_browser(
     page.get_by_text("案例输入").click()
     page.get_by_text(f"明川公司{SHOWN}").wait_for()  # shown as the text typed
     page.wait_for_load_state("networkidle")
-    page.get_by_role("button", name="退出登录").click()
+    button(page, "退出登录").click()
     page.get_by_role("heading", name="登录 LexSpec").wait_for()
 
     page.get_by_label("用户名").fill("mboss")  # the admin opens the draft in History
     page.get_by_label("密码").fill("e2e-password-1")
-    page.get_by_role("button", name="登录").click()
+    button(page, "登录").click()
     page.get_by_role("heading", name="起草").wait_for()
     page.goto(f"{running_app.url}/generations")
     page.get_by_text(f"《{SHOWN}条例》").first.wait_for()  # the finding, as text

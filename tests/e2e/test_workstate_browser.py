@@ -14,6 +14,7 @@ from tests.e2e.test_app_browser import (
     EDITOR,
     IDLE,
     add_user,
+    button,
     click_taken,
     example_form,
     generate,
@@ -84,7 +85,7 @@ def test_reload_keeps_the_form_and_the_draft_and_history_reopens_it(
     click_taken(page, "保存修订", shows("已保存修订 1"))
     page.get_by_role("link", name="历史记录").click()
     page.get_by_role("heading", name="修订").wait_for()
-    page.get_by_role("button", name="继续编辑").click()
+    button(page, "继续编辑").click()
     page.get_by_role("heading", name="起草").wait_for()
     page.get_by_text("已从历史记录打开").wait_for()
     page.wait_for_function(f"{EDITOR_VALUE}.endsWith({ADDED!r})", timeout=60_000)
