@@ -1,6 +1,6 @@
 """The Monitor page's per-position acceptance chart: the share of drafted tokens the target
-accepted at each draft position (the page's caption says so), with both axes titled (position 1 is the first token the
-drafter proposes in a step; acceptance can only fall along the positions)."""
+accepted at each draft position (the page's caption says so), with both axes titled (position 1
+is the first token the drafter proposes in a step; acceptance can only fall along the positions)."""
 
 from __future__ import annotations
 

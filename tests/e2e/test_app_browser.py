@@ -362,7 +362,8 @@ def test_admin_sees_the_monitor(running_app: RunningApp, page: Any) -> None:
         page.wait_for_function(
             f"""() => {{
               const m = document.body.innerText.match({COMPLETED});
-              return m && Number(m[1]) >= {first + 2} && document.body.innerText.includes('运行中与排队的请求');
+              return m && Number(m[1]) >= {first + 2}
+                && document.body.innerText.includes('运行中与排队的请求');
             }}""",
             timeout=120_000,
         )
