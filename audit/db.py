@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy import Engine, MetaData, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -180,9 +180,8 @@ def migrate(
     again under the lock, as before it, without Alembic: importing it and its scripts costs
     each process 0.3 s of CPU).
     """
-    with engine.connect() as connection:
-        if _at_head(connection, revision):
-            return False  # the usual case
+    if revision == "head" and current_revision(engine) == head_revision():
+        return False  # the usual case
     with (
         _file_lock(engine),
         engine.connect() as connection,
@@ -193,7 +192,7 @@ def migrate(
             wait_ms = int(MIGRATION_LOCK_WAIT_S * 1000)
             connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK_KEY})")
-        if _at_head(connection, revision):
+        if revision == "head" and _revision(connection) == head_revision():
             return False  # another process has just migrated it
         from alembic import command
 
@@ -259,16 +258,9 @@ def current_revision(engine: Engine) -> str | None:
         return _revision(connection)
 
 
-def _at_head(connection: Connection, revision: str) -> bool:
-    """`revision` is "head" and the schema is there already."""
-    return revision == "head" and _revision(connection) == head_revision()
-
-
 def _revision(connection: Connection) -> str | None:
     """The row of Alembic's version table (`alembic_version`, as Alembic reads it; one line of
     history, so one row at most), None when there is none."""
-    from sqlalchemy import inspect, text
-
     if not inspect(connection).has_table("alembic_version"):
         return None
     rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()

@@ -81,8 +81,8 @@ def click_taken(
     exact: bool = True,
     first: bool = False,
 ) -> None:
-    """Click the button `name` once the app's script run has ended (Streamlit marks it on stApp) and
-    wait until the page has taken the click (`taken`, a JavaScript predicate of `arg`). A click
+    """Click the button `name` once the app's script run has ended (Streamlit marks it on stApp)
+    and wait until the page has taken the click (`taken`, a JavaScript predicate of `arg`). A click
     that lands while the page is being redrawn can be lost in the browser (seen in CI: the page
     then shows nothing new and the test waits on); such a click is made once more. `exact`:
     the button's whole name (生成, not 重新生成), else a part of it (after its icon's). `first`:
