@@ -30,6 +30,10 @@ TEST_CACHE = Path(
 )
 os.environ.setdefault("LEXSPEC_PROMPT_CACHE_DIR", str(TEST_CACHE / "prompt-cache"))
 os.environ.setdefault("LEXSPEC_PROMPT_CACHE_MB", "4096")
+# Each model server the tests start computes on one thread: the two test processes share the
+# two cores, and on one thread a server does the same work for less CPU (a model report drafted
+# from its example on an idle machine: 28-30 CPU-s against 34-38 on two threads).
+os.environ.setdefault("LEXSPEC_N_THREADS", "1")
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -179,14 +183,14 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
             f"PostgreSQL not reachable at {base} ({problem}); set LEXSPEC_TEST_POSTGRES_URL"
         )
     name = f"test_{uuid.uuid4().hex[:16]}"
-    _postgres_admin(base, f'CREATE DATABASE "{name}"')
+    postgres_admin(base, f'CREATE DATABASE "{name}"')
     try:
         yield make_url(base).set(database=name).render_as_string(hide_password=False)
     finally:
-        _postgres_admin(base, f'DROP DATABASE "{name}" WITH (FORCE)')
+        postgres_admin(base, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
-def _postgres_admin(base: str, *statements: str) -> None:
+def postgres_admin(base: str, *statements: str) -> None:
     """Run `statements` on the server of `base` outside a transaction (CREATE/DROP DATABASE)."""
     from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
@@ -232,7 +236,7 @@ class MigratedTemplates:
             from audit.db import make_engine, migrate
 
             name = f"template_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-            _postgres_admin(server, f'CREATE DATABASE "{name}"')
+            postgres_admin(server, f'CREATE DATABASE "{name}"')
             self.postgres[server] = name  # dropped at the end of the session, even half made
             url = make_url(server).set(database=name).render_as_string(hide_password=False)
             engine = make_engine(url)
@@ -260,7 +264,7 @@ class MigratedTemplates:
             return False
         server = _admin_url(url)
         template = self.postgres_template(server)
-        _postgres_admin(
+        postgres_admin(
             server,
             f'DROP DATABASE "{parsed.database}" WITH (FORCE)',
             f'CREATE DATABASE "{parsed.database}" TEMPLATE "{template}"',
@@ -269,7 +273,7 @@ class MigratedTemplates:
 
     def drop(self) -> None:
         for server, name in self.postgres.items():
-            _postgres_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            postgres_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _admin_url(url: str) -> str:
@@ -315,6 +319,21 @@ def db_engine(db_url: str, migrated_templates: MigratedTemplates) -> Iterator[En
         yield engine
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def audit_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, migrated_templates: MigratedTemplates
+) -> str:
+    """The installation's database for this test (LEXSPEC_DATABASE_URL), for the app in this
+    process and the commands it starts: a SQLite file at the schema's head, a copy of this
+    process's migrated template, so whatever opens it first does not migrate it again (0.2-1 s
+    of CPU each time). A first start on a fresh file is what test_run_command.py,
+    test_audit_faults.py and the browser tests' app do."""
+    url = f"sqlite:///{tmp_path / 'audit.db'}"
+    migrated_templates.copy_into(url)
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
+    return url
 
 
 TEST_AUDIT_KEY = bytes(range(32))  # the audit key of the fixtures' databases (audit.coverage)

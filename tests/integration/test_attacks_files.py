@@ -24,7 +24,7 @@ from app.accounts import sessions
 from app.cli import main
 from app.context import Context
 from audit.files import UnsafePath, write_private
-from tests.conftest import MakeContext
+from tests.conftest import MakeContext, MigratedTemplates
 from tests.servers import run_lexspec
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("cheap_argon2")]
@@ -53,9 +53,16 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _installation(make_context: MakeContext, tmp_path: Path) -> tuple[Context, Path]:
-    """A SQLite installation with an account, a chain and a checkpoint, and no process open."""
-    ctx = make_context(lang="en", data_dir=tmp_path / "data")
+@pytest.fixture
+def installation(
+    make_context: MakeContext, tmp_path: Path, migrated_templates: MigratedTemplates
+) -> tuple[Context, Path]:
+    """A SQLite installation with an account, a chain and a checkpoint, and no process open
+    (its database starts as a copy of the migrated template: the first start is not under test)."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    migrated_templates.copy_into(f"sqlite:///{data / 'lexspec.db'}")
+    ctx = make_context(lang="en", data_dir=data)
     argv = ["user", "add", "alice", "--role", "drafter", "--password", "long enough"]
     assert main(argv, context=ctx) == 0
     database.reset()
@@ -82,13 +89,13 @@ def _run(argv: list[str], ctx: Context, capsys: pytest.CaptureFixture[str]) -> t
 def test_attack_a_link_in_the_data_folder_writes_nothing_through_it(
     name: str,
     link: str,
-    make_context: MakeContext,
+    installation: tuple[Context, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The file linked to is a copy of the database (another client's data, say): LexSpec's own
     writes to its database must not hide a write through the link."""
-    ctx, data = _installation(make_context, tmp_path)
+    ctx, data = installation
     victim = tmp_path / "victim.db"
     victim.write_bytes((data / "lexspec.db").read_bytes())
     before = _digest(victim)
@@ -175,13 +182,13 @@ def test_attack_a_link_at_the_session_key_is_refused(tmp_path: Path) -> None:
 )
 def test_attack_an_output_path_that_is_a_link_is_refused(
     write: Callable[[Path], list[str]],
-    make_context: MakeContext,
+    installation: tuple[Context, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A draft, an export or a report is never written through a link (the file linked to
     keeps its bytes); what LexSpec does write is 0600."""
-    ctx, data = _installation(make_context, tmp_path)
+    ctx, data = installation
     source = tmp_path / "draft.md"
     source.write_text("一、总则\n本协议适用于数据出境。\n", encoding="utf-8")
     victim = data / "lexspec.db"

@@ -9,74 +9,142 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
+from app.cli import main
 from app.domain import GenerationStats, RenderedPrompt
 from app.drafting.context import DraftContext
 from app.drafting.outcome import GenerationOutcome
 from audit import store
 from audit.db import make_engine, make_session_factory, migrate
-from tests.conftest import TEST_AUDIT_KEY, app_context, keyed_factory
+from tests.conftest import (
+    TEST_AUDIT_KEY,
+    MakeContext,
+    app_context,
+    keyed_factory,
+    postgres_admin,
+)
 from tests.servers import run_lexspec
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[2]
 WRITERS = 8
+ROUNDS = 5  # fresh databases, each first touched by all the writers at once
 
-# One writer process: wait for the starting gun, then write one generation through the
-# app's own path (first use migrates; the write is retried on a transient lock).
+# One writer process: say it is ready, then for each round wait for its starting gun and write
+# one generation through the app's own path to that round's fresh database and data directory
+# (first use migrates; the write is retried on a transient lock). The imports are paid once,
+# so the rounds race on the migration itself.
 WRITER = """
 import os, sys, time
 from pathlib import Path
 from app.cli import command_context
+from app.config import get_settings
 from audit.store import log_generation
 from tests.records import make_record
 
-go = Path(sys.argv[1])
-while not go.exists():
-    time.sleep(0.01)
-ctx = command_context()
-ctx.write(lambda session: log_generation(make_record(user_name=sys.argv[2]), session=session))
+gate, name, places = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+(gate / f"ready-{name}").touch()
+for round_, place in enumerate(places):
+    data_dir, url = place.split("|", 1)
+    give_up = time.monotonic() + 600  # the test is gone: do not poll for ever
+    while not (gate / f"go-{round_}").exists():
+        if time.monotonic() > give_up:
+            sys.exit(f"{name}: no starting gun for round {round_}")
+        time.sleep(0.01)
+    os.environ.update(LEXSPEC_DATA_DIR=data_dir, LEXSPEC_DATABASE_URL=url)
+    get_settings.cache_clear()
+    ctx = command_context()
+    ctx.write(lambda session: log_generation(make_record(user_name=name), session=session))
+    (gate / f"done-{round_}-{name}").touch()
 """
 
 
-@pytest.mark.parametrize("round_", range(5))
-def test_fresh_database_many_processes_every_row_lands(
-    db_url: str, tmp_path: Path, round_: int
+@contextmanager
+def fresh_databases(db_url: str, tmp_path: Path) -> Iterator[list[str]]:
+    """ROUNDS empty databases on the backend of `db_url` (which is the first of them)."""
+    if db_url.startswith("sqlite"):
+        yield [db_url, *(f"sqlite:///{tmp_path / f'round{n}.db'}" for n in range(1, ROUNDS))]
+        return
+    from sqlalchemy.engine import make_url
+
+    names = [f"test_{uuid.uuid4().hex[:16]}" for _ in range(1, ROUNDS)]
+    try:
+        for name in names:
+            postgres_admin(db_url, f'CREATE DATABASE "{name}"')
+        yield [
+            db_url,
+            *(
+                make_url(db_url).set(database=n).render_as_string(hide_password=False)
+                for n in names
+            ),
+        ]
+    finally:
+        for name in names:
+            postgres_admin(db_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def wait_for(paths: list[Path], writers: list[subprocess.Popen[str]]) -> None:
+    """Until every path exists; a writer that failed fails the test with its stderr (one that
+    has written every round ends with 0); a hang fails after 300 s."""
+    give_up = time.monotonic() + 300
+    while not all(p.exists() for p in paths):
+        failed = [w for w in writers if w.poll() not in (None, 0)]
+        assert not failed, [w.stderr.read() for w in failed if w.stderr]
+        assert time.monotonic() < give_up, [p.name for p in paths if not p.exists()]
+        time.sleep(0.01)
+
+
+def test_fresh_databases_many_processes_every_row_lands(
+    db_url: str, tmp_path: Path, make_context: MakeContext, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    go = tmp_path / "go"
-    env = {**os.environ, "LEXSPEC_DATABASE_URL": db_url, "LEXSPEC_DATA_DIR": str(tmp_path)}
-    writers = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(go), f"writer{i}"],
-            cwd=REPO,
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(WRITERS)
-    ]
-    time.sleep(1.0)  # let them import
-    go.touch()
-    failures = [w.communicate(timeout=300)[1] for w in writers if w.wait(timeout=300) != 0]
-    assert failures == []
-    verified = run_lexspec("audit", "verify", env=env)  # the writers' checkpoints too
-    assert verified.returncode == 0, verified.stderr
-    assert f"{WRITERS} rows checked" in verified.stdout
-    engine = make_engine(db_url)
-    with engine.connect() as conn:
-        names = conn.execute(text("SELECT user_name FROM generations")).scalars().all()
-    engine.dispose()
-    assert sorted(names) == sorted(f"writer{i}" for i in range(WRITERS))
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    with fresh_databases(db_url, tmp_path) as urls:
+        places = [(tmp_path / f"data{n}", url) for n, url in enumerate(urls)]
+        argv = [f"{data}|{url}" for data, url in places]
+        writers = [
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER, str(gate), f"writer{i}", *argv],
+                cwd=REPO,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i in range(WRITERS)
+        ]
+        try:
+            names = [f"writer{i}" for i in range(WRITERS)]
+            wait_for([gate / f"ready-{name}" for name in names], writers)
+            for round_, (data, url) in enumerate(places):
+                (gate / f"go-{round_}").touch()
+                wait_for([gate / f"done-{round_}-{name}" for name in names], writers)
+                ctx = make_context(database_url=url, data_dir=data)
+                capsys.readouterr()
+                code = main(["audit", "verify"], context=ctx)  # the writers' checkpoints too
+                out, err = capsys.readouterr()
+                assert code == 0 and f"{WRITERS} rows checked" in out, (round_, err)
+                engine = make_engine(url)
+                with engine.connect() as conn:
+                    written = conn.execute(text("SELECT user_name FROM generations")).scalars()
+                    assert sorted(written) == names, f"round {round_}"
+                engine.dispose()
+        finally:
+            for writer in writers:  # all gone, whatever failed
+                if writer.poll() is None:
+                    writer.kill()
+                writer.wait()
+                if writer.stderr:
+                    writer.stderr.close()
 
 
 # --- the spool -------------------------------------------------------------------------------

@@ -20,14 +20,6 @@ LABELS = ("待续写的条款原文", "合同类型", "我方立场", "续写要
 RESTATED = re.compile(rf"(?:{'|'.join(LABELS)})\s*[：:]")
 
 
-@pytest.fixture
-def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The CLI writes its audit log to a fresh SQLite file."""
-    url = f"sqlite:///{tmp_path / 'audit.db'}"
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
-    return url
-
-
 CASES = [
     (  # a decimal clause, the entrusted party's side: the balanced clauses, 8.3 and 8.4
         "第八条 数据安全\n8.1 乙方应当保护甲方数据。\n8.2 乙方不得超出约定目的处理甲方数据。",

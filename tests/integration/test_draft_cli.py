@@ -16,17 +16,9 @@ import pytest
 
 from tests.servers import REPO, as_at_a_terminal, free_port, run_lexspec
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("audit_db")]
 
 CLAUSE = ["--type", "clause-continuation", "--example"]
-
-
-@pytest.fixture(autouse=True)
-def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test's CLI runs write their audit log to a fresh SQLite file."""
-    url = f"sqlite:///{tmp_path / 'audit.db'}"
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
-    return url
 
 
 def lexspec(
@@ -188,13 +180,14 @@ def test_messages_follow_the_language_setting() -> None:
 
 
 def test_out_into_a_missing_directory_fails_before_generating(
-    tmp_path: Path, audit_db: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{tmp_path / 'untouched.db'}")
     code, out, err = run(*CLAUSE, "--out", str(tmp_path / "missing" / "draft.md"), lang="en")
     assert code == 2 and out == ""
     assert "does not exist" in err and str(tmp_path / "missing") in err
     assert "Cannot reach" not in err  # refused before asking any model server
-    assert not (tmp_path / "audit.db").exists()
+    assert not (tmp_path / "untouched.db").exists()  # nor opened the database
 
 
 def test_audit_log_that_cannot_be_written_is_not_success(

@@ -55,14 +55,18 @@ def _settings(url: str, data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 
 @pytest.fixture
-def app_settings(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def app_settings(
+    db_url: str, db_engine: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """Settings on a real database (SQLite, and PostgreSQL when it answers) with three users."""
     yield from _settings(db_url, tmp_path / "data", monkeypatch)
 
 
 @pytest.fixture
-def sqlite_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    yield from _settings(f"sqlite:///{tmp_path / 'lexspec.db'}", tmp_path / "data", monkeypatch)
+def sqlite_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, audit_db: str
+) -> Iterator[Path]:
+    yield from _settings(audit_db, tmp_path / "data", monkeypatch)
 
 
 def _user(name: str, session: Any) -> Any:

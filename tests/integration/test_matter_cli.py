@@ -13,7 +13,7 @@ import pytest
 from tests.integration.test_draft_cli import run, stored
 from tests.servers import REPO
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("audit_db")]
 NO_SERVER = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
 FACTS = {
     "company_name": "上海明川跨境电子商务有限公司",
@@ -30,14 +30,6 @@ FACTS = {
     "assessment_start": "2025-01-06",
     "assessment_end": "2025-02-28",
 }
-
-
-@pytest.fixture(autouse=True)
-def audit_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test's CLI runs write their audit log to a fresh SQLite file."""
-    url = f"sqlite:///{tmp_path / 'audit.db'}"
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", url)
-    return url
 
 
 @pytest.fixture

@@ -23,8 +23,9 @@ pytestmark = pytest.mark.integration
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llm_url: str) -> None:
+    """The pages' settings: the data directory `tmp_path`, the model server `llm_url` (the
+    database: the caller's `audit_db`)."""
     monkeypatch.setenv("LEXSPEC_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("LEXSPEC_DATABASE_URL", f"sqlite:///{tmp_path / 'app.db'}")
     monkeypatch.setenv("LEXSPEC_LLM_BASE_URL", llm_url)
     monkeypatch.setenv("LEXSPEC_LANG", "zh")
     # the pages' model drafting (an unmeasured endpoint assembles: tests/e2e/test_first_draft_browser.py)
@@ -34,8 +35,10 @@ def _use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, llm_url: str) -> None:
 
 
 @pytest.fixture
-def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Settings pointing at a fresh temp database and an LLM URL nobody listens on."""
+def app_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, audit_db: str, cheap_argon2: None
+) -> Iterator[Path]:
+    """Settings pointing at a temp database and an LLM URL nobody listens on."""
     _use(monkeypatch, tmp_path, DEAD_URL)
     yield tmp_path
     get_settings.cache_clear()
@@ -132,8 +135,14 @@ def page_as(page: object, user: object, *, lang: str = "en") -> AppTest:
 
 
 @pytest.fixture
-def llm_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, llm_base_url: str) -> Iterator[Path]:
-    """Settings pointing at a fresh temp database and the real embedded server."""
+def llm_env(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    llm_base_url: str,
+    audit_db: str,
+    cheap_argon2: None,
+) -> Iterator[Path]:
+    """Settings pointing at a temp database and the real embedded server."""
     _use(monkeypatch, tmp_path, llm_base_url)
     yield tmp_path
     get_settings.cache_clear()

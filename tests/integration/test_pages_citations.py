@@ -32,7 +32,9 @@ CERTIFICATION = "二、依据《个人信息出境认证办法》第五条办理
 
 
 @pytest.fixture
-def page_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def page_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, audit_db: str, cheap_argon2: None
+) -> Iterator[Path]:
     _use(monkeypatch, tmp_path, DEAD_URL)
     monkeypatch.delenv("LEXSPEC_STATUTES_FILE", raising=False)
     yield tmp_path

@@ -5,6 +5,7 @@ every answer is a valid completion or OpenAI's JSON error (never a 5xx), and /he
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -114,10 +115,10 @@ def _check_stream(lines: list[str], kind: str) -> None:
     assert chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length")
 
 
-def _check_answer(url: str, body: dict, kind: str) -> None:
+def _check_answer(http: httpx.Client, url: str, body: dict, kind: str) -> None:
     data = json.dumps(body).encode()  # ASCII JSON: surrogates travel as \ud800 escapes
     headers = {"content-type": "application/json"}
-    with httpx.stream("POST", url, content=data, headers=headers, timeout=120) as response:
+    with http.stream("POST", url, content=data, headers=headers) as response:
         if _client_mistake(body):
             assert response.status_code == 400, response.read()
         if response.status_code != 200:
@@ -130,6 +131,14 @@ def _check_answer(url: str, body: dict, kind: str) -> None:
             _check_completion(response.json(), kind)
 
 
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for every example: `httpx.get` and `httpx.stream` make a client a call, and
+    each builds its TLS context (reading the CA bundle) though these URLs are plain HTTP."""
+    with httpx.Client(timeout=120) as client:
+        yield client
+
+
 FUZZ = settings(
     max_examples=60,
     deadline=None,
@@ -139,15 +148,17 @@ FUZZ = settings(
 
 @FUZZ
 @given(body=bodies)
-def test_any_body_gets_a_completion_or_a_json_error(llm_base_url: str, body: dict) -> None:
-    _check_answer(f"{llm_base_url}/chat/completions", body, "chat.completion")
-    assert httpx.get(llm_base_url.removesuffix("/v1") + "/health", timeout=30).status_code == 200
+def test_any_body_gets_a_completion_or_a_json_error(
+    llm_base_url: str, http: httpx.Client, body: dict
+) -> None:
+    _check_answer(http, f"{llm_base_url}/chat/completions", body, "chat.completion")
+    assert http.get(llm_base_url.removesuffix("/v1") + "/health").status_code == 200
 
 
 @FUZZ
 @given(body=completion_bodies)
 def test_any_text_completion_body_gets_a_completion_or_a_json_error(
-    llm_base_url: str, body: dict
+    llm_base_url: str, http: httpx.Client, body: dict
 ) -> None:
-    _check_answer(f"{llm_base_url}/completions", body, "text_completion")
-    assert httpx.get(llm_base_url.removesuffix("/v1") + "/health", timeout=30).status_code == 200
+    _check_answer(http, f"{llm_base_url}/completions", body, "text_completion")
+    assert http.get(llm_base_url.removesuffix("/v1") + "/health").status_code == 200

@@ -140,7 +140,7 @@ def test_spool_files_are_private(tmp_path: Path) -> None:
 
 
 def test_the_monitor_page_shows_the_spool_and_its_quarantine(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, audit_db: str
 ) -> None:
     """The admin's Monitor page (AppTest, real database) reports both, from spool_status()."""
     from tests.integration.test_pages_apptest import (
