@@ -8,13 +8,11 @@ keeping the partial text. The same ChatStream drives the real client and test fa
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
-
-import httpx
-import openai
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.config import EndpointConfig, Settings
 from app.domain import GenerationParams, GenerationStats, StreamStatus
@@ -29,6 +27,10 @@ from app.llm.errors import (
 )
 from app.llm.reported import SHOWN_CHARS, checked, count
 from app.llm.sse import Queued, Refused, SSEChunks
+
+if TYPE_CHECKING:
+    import httpx
+    import openai
 
 Messages = Sequence[Mapping[str, str]]
 COUNT_TIMEOUT_S = 5.0  # counting tokens after a stop must not hold the page for long
@@ -235,7 +237,9 @@ class LLMClient(Protocol):
 
 
 class OpenAIClient:
-    """LLMClient over the `openai` package, for one OpenAI-compatible endpoint."""
+    """LLMClient over the `openai` package, for one OpenAI-compatible endpoint. The package is
+    imported at the first request (0.3 s of CPU), not when the client is made: a draft the app
+    assembles asks no model."""
 
     def __init__(
         self, endpoint: EndpointConfig, *, timeout_s: float = 120.0, connect_timeout_s: float = 5.0
@@ -243,21 +247,28 @@ class OpenAIClient:
         self.endpoint = endpoint
         self.base_url = endpoint.base_url.rstrip("/")
         self.timeout_s = timeout_s
-        self._timeout = openai.Timeout(timeout_s, connect=connect_timeout_s)
-        self._client = openai.OpenAI(
+        self.connect_timeout_s = connect_timeout_s
+        self._model: str | None = endpoint.model
+        self._context: int | None = None
+
+    @functools.cached_property
+    def _client(self) -> openai.OpenAI:
+        import openai
+
+        return openai.OpenAI(
             base_url=self.base_url,
-            api_key=endpoint.api_key or "not-needed",
-            timeout=self._timeout,
+            api_key=self.endpoint.api_key or "not-needed",
+            timeout=openai.Timeout(self.timeout_s, connect=self.connect_timeout_s),
             max_retries=0,
             http_client=openai.DefaultHttpxClient(verify=net.tls()),  # openai's defaults
         )
-        self._model: str | None = endpoint.model
-        self._context: int | None = None
 
     def _describe(self, exc: BaseException) -> str:
         return str(explain(exc, self.base_url, self.timeout_s))
 
     def _list(self) -> list[Any]:
+        import openai
+
         try:
             return list(self._client.models.list().data)
         except openai.APIError as exc:
@@ -309,6 +320,8 @@ class OpenAIClient:
         return self._tokenize({"prompt": text, "add_special_tokens": False}, COUNT_TIMEOUT_S)
 
     def _tokenize(self, body: dict[str, Any], timeout: httpx.Timeout | float) -> int | None:
+        import httpx
+
         root = self.base_url.removesuffix("/v1")
         try:
             resp = net.post(
@@ -333,7 +346,9 @@ class OpenAIClient:
         return {} if key in ("", "not-needed") else {"Authorization": f"Bearer {key}"}
 
     def _httpx_timeout(self) -> httpx.Timeout:
-        return httpx.Timeout(self.timeout_s, connect=self._timeout.connect)
+        import httpx
+
+        return httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s)
 
     def _extra_body(self) -> dict[str, Any] | None:
         """The endpoint's chat_template_kwargs (e.g. Qwen3's enable_thinking), when set."""
@@ -346,6 +361,8 @@ class OpenAIClient:
         httpx's read timeout, the longest silence between bytes, never the total."""
 
         def open_chunks() -> Iterable[Any]:
+            import openai
+
             # untyped: any server's model id
             create: Any = self._client.chat.completions.with_raw_response.create
             raw = create(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-
-import openai
+from typing import TYPE_CHECKING
 
 from app.domain import BilingualError
+
+if TYPE_CHECKING:  # imported where a failure is explained: 0.3 s of CPU a process
+    import openai
 
 
 class LLMError(BilingualError, RuntimeError):
@@ -46,6 +48,8 @@ def explain(exc: BaseException, base_url: str, timeout_s: float) -> LLMError:
     """A bilingual LLMError for any failure of a request to base_url."""
     if isinstance(exc, LLMError):
         return exc
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return LLMError(
             f"模型服务 {base_url} 在 {timeout_s:g} 秒内没有响应，已中止。",
@@ -83,6 +87,7 @@ def server_stopped() -> LLMError:
 def is_connection_loss(exc: BaseException) -> bool:
     """A dropped connection or a response cut short (not a timeout, not an HTTP error)."""
     import httpx
+    import openai
 
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return False

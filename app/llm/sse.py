@@ -19,12 +19,12 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletionChunk
+from typing import TYPE_CHECKING, Any
 
 from app.llm.reported import checked
+
+if TYPE_CHECKING:  # read once a stream is open, when the client has imported them
+    from openai.types.chat import ChatCompletionChunk
 
 QUEUED = re.compile(r":\s*queued (\d+) ahead")
 
@@ -66,6 +66,8 @@ class SSEChunks:
         """Transport failures become the `openai` errors its own reader raises: a read timeout
         (silence longer than the client's timeout) APITimeoutError, a lost connection (or
         close() from another thread) APIConnectionError."""
+        import openai
+
         request = self._response.request
         try:
             yield from self._items()
@@ -75,6 +77,9 @@ class SSEChunks:
             raise openai.APIConnectionError(request=request) from exc
 
     def _items(self) -> Iterator[ChatCompletionChunk | Queued | Refused]:
+        import openai
+        from openai.types.chat import ChatCompletionChunk
+
         for line in self._response.iter_lines():
             if line.startswith(":"):
                 yield queue_note(line)
