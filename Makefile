@@ -12,13 +12,16 @@ run: install
 # The 25 slowest tests are listed at the end: where the time goes.
 # mypy keeps its cache beside the tests' prompt snapshots, outside the checkout (as pip's cache
 # is): a fresh clone re-checks only what changed (mypy compares each file's hash).
+# The tests keep Python's bytecode caches even where the environment turns them off
+# (PYTHONDONTWRITEBYTECODE; git ignores __pycache__): the 150-odd `lexspec` processes they start
+# would each compile the app again, and each test process would rewrite every test module.
 TEST_WORKERS ?= 2
 TEST_CACHE ?= $(or $(LEXSPEC_TEST_CACHE_DIR),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/lexspec-tests)
 test: install-dev browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --cache-dir "$(TEST_CACHE)/mypy"
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml scripts/install.sh
