@@ -17,6 +17,7 @@ first clause whose conditions hold, so a firm clause is preferred over a shipped
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -129,10 +130,12 @@ def _clause(raw: _Clause, origin: str) -> Clause:
     )
 
 
+@functools.lru_cache(maxsize=64)
 def parse_clauses(
     source: str, *, name: str = CLAUSES_FILE, origin: str = "shipped"
 ) -> tuple[Clause, ...]:
-    """The clauses of a clauses.yaml text (schema only; checks in clause_checks)."""
+    """The clauses of a clauses.yaml text (schema only; checks in clause_checks). Kept per
+    text, as parse_outline: a library is read at every use, parsed again only when changed."""
     try:
         raw = _ClauseFile.model_validate(yamldata.load(source) or {})
     except yamldata.YAMLError as exc:

@@ -8,6 +8,7 @@ outline is reported by its type's name and the other outlines still load.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -165,8 +166,11 @@ def _part(raw: _Part) -> Part:
     )
 
 
+@functools.lru_cache(maxsize=64)
 def parse_outline(doc_type: str, source: str) -> Outline:
-    """Validate an outline's YAML text; OutlineError with the reason."""
+    """Validate an outline's YAML text; OutlineError with the reason. Kept per text: outlines
+    are read at every use (load_outline), and the same text gives the same immutable Outline,
+    so only a changed file is parsed again."""
     try:
         raw = _Outline.model_validate(yamldata.load(source))
     except yamldata.YAMLError as exc:

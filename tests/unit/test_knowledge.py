@@ -59,3 +59,26 @@ def test_outlines_come_checked_with_the_firms_clauses_first(tmp_path: Path) -> N
     assert outline is not None and outline.clauses and not outline.clause_errors
     every = knowledge.outlines()
     assert GUIDE in every.outlines and not every.errors
+
+
+def test_an_outline_and_its_clauses_are_parsed_again_only_when_their_text_changes(
+    tmp_path: Path,
+) -> None:
+    """Outlines are read at every use (the firm's clauses change while the app runs); the
+    parse is kept per text, so an unchanged file is not parsed again and an edit is seen."""
+    from app.outline.model import load_outline
+
+    folder = tmp_path / GUIDE
+    shutil.copytree(REPO_ROOT / "prompts" / GUIDE, folder)
+    first = load_outline(folder)
+    again = load_outline(folder)
+    assert first is not None and again is not None
+    assert again.sections is first.sections  # the same parse, not an equal one
+    assert all(a is b for a, b in zip(again.clauses, first.clauses, strict=True))
+    clauses = folder / "clauses.yaml"
+    edited = clauses.read_text(encoding="utf-8").replace("guide.why-route.individuals", "x.y", 1)
+    clauses.write_text(edited, encoding="utf-8")
+    changed = load_outline(folder)
+    assert changed is not None and changed.sections is first.sections
+    assert {c.id for c in changed.clauses} - {c.id for c in first.clauses} == {"x.y"}
+    assert changed.hash != first.hash
