@@ -174,23 +174,31 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'lexspec.db'}"
         return
-    from sqlalchemy.engine import make_url
-
     base = postgres_test_url()
     problem = _postgres_problem(base)
     if problem is not None:
         pytest.skip(
             f"PostgreSQL not reachable at {base} ({problem}); set LEXSPEC_TEST_POSTGRES_URL"
         )
+    with postgres_database(base) as url:
+        yield url
+
+
+@contextmanager
+def postgres_database(server: str) -> Iterator[str]:
+    """The URL of a new, empty database on the PostgreSQL server of `server` (any database's
+    URL there), dropped afterwards."""
+    from sqlalchemy.engine import make_url
+
     name = f"test_{uuid.uuid4().hex[:16]}"
-    postgres_admin(base, f'CREATE DATABASE "{name}"')
+    _postgres_admin(server, f'CREATE DATABASE "{name}"')
     try:
-        yield make_url(base).set(database=name).render_as_string(hide_password=False)
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
-        postgres_admin(base, f'DROP DATABASE "{name}" WITH (FORCE)')
+        _postgres_admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
-def postgres_admin(base: str, *statements: str) -> None:
+def _postgres_admin(base: str, *statements: str) -> None:
     """Run `statements` on the server of `base` outside a transaction (CREATE/DROP DATABASE)."""
     from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
@@ -236,7 +244,7 @@ class MigratedTemplates:
             from audit.db import make_engine, migrate
 
             name = f"template_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-            postgres_admin(server, f'CREATE DATABASE "{name}"')
+            _postgres_admin(server, f'CREATE DATABASE "{name}"')
             self.postgres[server] = name  # dropped at the end of the session, even half made
             url = make_url(server).set(database=name).render_as_string(hide_password=False)
             engine = make_engine(url)
@@ -264,7 +272,7 @@ class MigratedTemplates:
             return False
         server = _admin_url(url)
         template = self.postgres_template(server)
-        postgres_admin(
+        _postgres_admin(
             server,
             f'DROP DATABASE "{parsed.database}" WITH (FORCE)',
             f'CREATE DATABASE "{parsed.database}" TEMPLATE "{template}"',
@@ -273,7 +281,7 @@ class MigratedTemplates:
 
     def drop(self) -> None:
         for server, name in self.postgres.items():
-            postgres_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            _postgres_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _admin_url(url: str) -> str:

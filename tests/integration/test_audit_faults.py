@@ -13,9 +13,8 @@ import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ from tests.conftest import (
     MakeContext,
     app_context,
     keyed_factory,
-    postgres_admin,
+    postgres_database,
 )
 from tests.servers import run_lexspec
 
@@ -76,22 +75,8 @@ def fresh_databases(db_url: str, tmp_path: Path) -> Iterator[list[str]]:
     if db_url.startswith("sqlite"):
         yield [db_url, *(f"sqlite:///{tmp_path / f'round{n}.db'}" for n in range(1, ROUNDS))]
         return
-    from sqlalchemy.engine import make_url
-
-    names = [f"test_{uuid.uuid4().hex[:16]}" for _ in range(1, ROUNDS)]
-    try:
-        for name in names:
-            postgres_admin(db_url, f'CREATE DATABASE "{name}"')
-        yield [
-            db_url,
-            *(
-                make_url(db_url).set(database=n).render_as_string(hide_password=False)
-                for n in names
-            ),
-        ]
-    finally:
-        for name in names:
-            postgres_admin(db_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with ExitStack() as made:
+        yield [db_url, *(made.enter_context(postgres_database(db_url)) for _ in range(1, ROUNDS))]
 
 
 def wait_for(paths: list[Path], writers: list[subprocess.Popen[str]]) -> None:
